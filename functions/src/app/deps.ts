@@ -1,0 +1,48 @@
+import type { Firestore } from 'firebase-admin/firestore';
+import { systemClock, type Clock } from '../clock';
+import { loadSettings, type Settings } from '../config/settings';
+import { logs } from '../http/logs';
+import { KeyAuthenticator } from '../keys/authenticate';
+import { FirestoreBucketStore, type BucketStore } from '../ratelimit/bucketStore';
+import { RateLimiter } from '../ratelimit/limiter';
+import { db as defaultDb } from '../store/firestore';
+import { InProcessTaskQueue } from '../tasks/inProcessQueue';
+import type { TaskQueue } from '../tasks/queue';
+import { runTask } from '../tasks/handlers';
+import { firestoreLiveness, type LivenessRecorder } from '../sdk/liveness';
+
+/**
+ * Everything a handler may use, built once per process. The deployed functions, the local
+ * runner and the tests build the same object; only the edges differ (clock, queue, storage).
+ */
+export interface Deps {
+  db: Firestore;
+  clock: Clock;
+  settings: Settings;
+  keys: KeyAuthenticator;
+  limiter: RateLimiter;
+  tasks: TaskQueue;
+  liveness: LivenessRecorder;
+}
+
+export interface DepsOverrides {
+  db?: Firestore;
+  clock?: Clock;
+  settings?: Partial<Settings>;
+  bucketStore?: BucketStore;
+  tasks?: TaskQueue;
+  liveness?: LivenessRecorder;
+}
+
+export function createDeps(overrides: DepsOverrides = {}): Deps {
+  const db = overrides.db ?? defaultDb();
+  const clock = overrides.clock ?? systemClock;
+  const settings = { ...loadSettings(), ...overrides.settings };
+  const limiter = new RateLimiter(overrides.bucketStore ?? new FirestoreBucketStore(db), clock, (err, id) =>
+    logs.rateLimiterFailedOpen(id.projectId, id.env, id.bucket, err instanceof Error ? err.message : String(err)),
+  );
+  const tasks = overrides.tasks ?? new InProcessTaskQueue();
+  const deps: Deps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness };
+  if (tasks instanceof InProcessTaskQueue) tasks.attach((queue, payload) => runTask(queue, payload, deps));
+  return deps;
+}

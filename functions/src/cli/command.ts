@@ -1,0 +1,44 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { Firestore } from 'firebase-admin/firestore';
+import type { Clock } from '../clock';
+import { OperatorError } from './operatorError';
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+export type Values = Record<string, string | boolean | string[] | undefined>;
+
+export interface CommandContext {
+  db: Firestore;
+  clock: Clock;
+  /** Standard input, for commands that read a payload (symbolicate). */
+  stdin: () => Promise<string>;
+}
+
+/** One operator command: `tessera <name…> --option value`. Output is JSON on stdout. */
+export interface Command {
+  name: string;
+  summary: string;
+  options: OptionSpec;
+  run(values: Values, ctx: CommandContext): Promise<unknown>;
+}
+
+export function requireString(values: Values, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new OperatorError('invalid_argument', `--${name} is required.`);
+  return value;
+}
+
+export function optionalString(values: Values, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export function stringList(values: Values, name: string): string[] {
+  const value = values[name];
+  return Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+}
+
+export function requireOneOf<T extends string>(values: Values, name: string, allowed: readonly T[]): T {
+  const value = requireString(values, name);
+  if (!allowed.includes(value as T)) throw new OperatorError('invalid_argument', `--${name} must be one of ${allowed.join(', ')}.`);
+  return value as T;
+}

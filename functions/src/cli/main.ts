@@ -1,0 +1,61 @@
+import { parseArgs } from 'node:util';
+import { systemClock } from '../clock';
+import type { Command } from './command';
+import { OperatorError } from './operatorError';
+import { configureStore } from './store';
+
+/**
+ * `tessera <command> [options]`: JSON on stdout; on failure a JSON error on stderr and a
+ * non-zero exit (2 for usage errors, 1 otherwise). Never prints a stored secret.
+ */
+async function main(argv: string[]): Promise<number> {
+  const { COMMANDS } = await import('./registry');
+  const command = findCommand(COMMANDS, argv);
+  if (!command) {
+    fail({ code: 'usage', message: 'Unknown command.', commands: COMMANDS.map((c) => `tessera ${c.name} ${c.summary}`) });
+    return 2;
+  }
+  const rest = argv.slice(command.name.split(' ').length);
+  let values;
+  try {
+    values = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    fail({ code: 'usage', message: (err as Error).message, usage: `tessera ${command.name} ${command.summary}` });
+    return 2;
+  }
+  try {
+    configureStore();
+    const { db } = await import('../store/firestore');
+    const result = await command.run(values as Record<string, string | boolean | string[] | undefined>, { db: db(), clock: systemClock, stdin: readStdin });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof OperatorError) fail({ code: err.code, message: err.message });
+    else fail({ code: 'error', message: err instanceof Error ? err.message : String(err) });
+    return 1;
+  }
+}
+
+function findCommand(commands: Command[], argv: string[]): Command | undefined {
+  return [...commands]
+    .sort((a, b) => b.name.split(' ').length - a.name.split(' ').length)
+    .find((c) => c.name.split(' ').every((word, i) => argv[i] === word));
+}
+
+function fail(error: Record<string, unknown>): void {
+  process.stderr.write(`${JSON.stringify({ error })}\n`);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    fail({ code: 'error', message: err instanceof Error ? err.message : String(err) });
+    process.exit(1);
+  },
+);

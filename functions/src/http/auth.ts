@@ -1,0 +1,74 @@
+import type { Request } from 'express';
+import type { Deps } from '../app/deps';
+import { parseKey, type ParsedKey } from '../keys/format';
+import { toWireEnv } from '../store/env';
+import { EnvScope } from '../store/scope';
+import type { RoundTripCounter } from '../store/roundTrips';
+import { ApiError } from './errors';
+import { platformLockError } from './platformLock';
+import type { AuthContext, CompiledRoute } from './route';
+
+/** Verification order steps 1–3: extract the key, look it up, enforce the platform lock. */
+
+export function extractKey(req: Request): ParsedKey {
+  const authorization = req.get('authorization');
+  const headerKey = req.get('service-api-key');
+  let bearer: string | undefined;
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw new ApiError('missing_api_key', 'The Authorization header must be `Bearer <API key>`.');
+    bearer = match[1];
+  }
+  const presented = bearer ?? headerKey?.trim();
+  if (!presented) throw new ApiError('missing_api_key', 'No API key: send `Authorization: Bearer <key>` or `Service-Api-Key: <key>`.');
+  if (bearer !== undefined && headerKey !== undefined && headerKey.trim() !== bearer) {
+    throw new ApiError('missing_api_key', 'Authorization and Service-Api-Key carry different keys; send one.');
+  }
+  if (presented.startsWith('cd_wk_')) throw new ApiError('invalid_api_key', 'Workspace keys cannot call this API.');
+  const parsed = parseKey(presented);
+  if (!parsed) throw new ApiError('missing_api_key', 'The API key is malformed.');
+  return parsed;
+}
+
+export interface Authorised {
+  auth: AuthContext;
+  scope: EnvScope;
+}
+
+export async function authorise(req: Request, route: CompiledRoute, deps: Deps, roundTrips: RoundTripCounter): Promise<Authorised> {
+  const key = extractKey(req);
+  if (route.key === 'secret' && key.kind !== 'secret') {
+    throw new ApiError('invalid_api_key', 'This endpoint needs a secret key (cd_sk_…); publishable keys are not accepted.');
+  }
+  if (route.key === 'publishable' && key.kind !== 'publishable') {
+    throw new ApiError('invalid_api_key', 'This endpoint needs a publishable key (cd_pub_…); secret keys are not accepted.');
+  }
+  let { record, gate } = await deps.keys.authenticate(key, roundTrips);
+  const lockInput = {
+    origin: req.get('origin'),
+    bundleId: req.get('x-service-bundle-id'),
+    packageName: req.get('x-service-package-name'),
+    allowEmptyWebAllowlist: route.allowEmptyWebAllowlist ?? false,
+  };
+  let lockError = platformLockError(record, lockInput);
+  if (lockError && gate) {
+    // The cached record may predate a change of the allowlist: decide on a fresh read.
+    record = await deps.keys.refresh(key, roundTrips);
+    gate = null;
+    lockError = platformLockError(record, lockInput);
+  }
+  if (lockError) throw lockError;
+  const auth: AuthContext = {
+    keyId: record.keyId,
+    kind: record.kind,
+    projectId: record.projectId,
+    appId: record.appId,
+    env: record.env,
+    wireEnv: toWireEnv(record.env),
+    platform: record.platform,
+    scopes: record.scopes,
+    record,
+    key,
+  };
+  return { auth, scope: new EnvScope(deps.db, record.projectId, record.env, gate, roundTrips) };
+}

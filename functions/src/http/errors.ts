@@ -1,0 +1,91 @@
+/**
+ * The closed set of API errors. Every error a client can see is one of these codes; its
+ * type and HTTP status are decided here, once. The envelope is built in `toErrorBody`.
+ */
+export const ERROR_CODES = {
+  missing_api_key: { type: 'authentication_error', status: 401 },
+  invalid_api_key: { type: 'authentication_error', status: 401 },
+  key_revoked: { type: 'authentication_error', status: 401 },
+  identity_token_invalid: { type: 'authentication_error', status: 401 },
+  origin_not_allowed: { type: 'permission_error', status: 403 },
+  bundle_id_not_allowed: { type: 'permission_error', status: 403 },
+  package_name_not_allowed: { type: 'permission_error', status: 403 },
+  env_mismatch: { type: 'permission_error', status: 403 },
+  insufficient_scope: { type: 'permission_error', status: 403 },
+  missing_customer: { type: 'invalid_request_error', status: 400 },
+  invalid_customer: { type: 'invalid_request_error', status: 400 },
+  missing_required_param: { type: 'invalid_request_error', status: 400 },
+  invalid_param_value: { type: 'invalid_request_error', status: 400 },
+  invalid_release: { type: 'invalid_request_error', status: 400 },
+  release_exists: { type: 'invalid_request_error', status: 400 },
+  release_not_found: { type: 'invalid_request_error', status: 400 },
+  release_finalized: { type: 'invalid_request_error', status: 400 },
+  invalid_sourcemap: { type: 'invalid_request_error', status: 400 },
+  sourcemap_too_large: { type: 'invalid_request_error', status: 400 },
+  missing_runtime_url: { type: 'invalid_request_error', status: 400 },
+  invalid_runtime_url: { type: 'invalid_request_error', status: 400 },
+  missing_bundle_file: { type: 'invalid_request_error', status: 400 },
+  missing_sourcemap: { type: 'invalid_request_error', status: 400 },
+  idempotency_key_in_use: { type: 'invalid_request_error', status: 400 },
+  rate_limited: { type: 'rate_limit_error', status: 429 },
+  sdk_version_unsupported: { type: 'version_error', status: 426 },
+  internal_error: { type: 'internal_error', status: 500 },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export type ErrorType = (typeof ERROR_CODES)[ErrorCode]['type'];
+
+export interface ApiErrorOptions {
+  /** Detail for logs only; never sent to the client. */
+  internal?: string;
+  /** Extra envelope fields (only `426` carries any: `minVersion`, `surface`). */
+  extra?: Record<string, unknown>;
+  /** Extra response headers (`Retry-After` on 429, for example). */
+  headers?: Record<string, string>;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly internal?: string;
+  readonly extra?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.internal = options.internal;
+    this.extra = options.extra;
+    this.headers = options.headers;
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+
+  get type(): ErrorType {
+    return ERROR_CODES[this.code].type;
+  }
+}
+
+export interface ErrorBody {
+  error: { type: ErrorType; code: ErrorCode; message: string; request_id: string } & Record<string, unknown>;
+}
+
+/** Any thrown value becomes an ApiError; unknown failures are `500 internal_error` with no detail. */
+export function asApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  return new ApiError('internal_error', 'An internal error occurred. Retry later or contact support with the request id.', {
+    internal: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+  });
+}
+
+export function toErrorBody(err: ApiError, requestId: string): ErrorBody {
+  return {
+    error: { ...(err.extra ?? {}), type: err.type, code: err.code, message: err.message, request_id: requestId },
+  };
+}
+
+/** Shorthands for the errors that most handlers raise. */
+export const invalidParam = (message: string): ApiError => new ApiError('invalid_param_value', message);
+export const missingParam = (message: string): ApiError => new ApiError('missing_required_param', message);

@@ -1,0 +1,123 @@
+import express, { type Express, type Request, type Response } from 'express';
+import type { Deps } from '../app/deps';
+import { isWireEnv } from '../store/env';
+import { RoundTripCounter } from '../store/roundTrips';
+import { authorise } from './auth';
+import { parseJsonBody, readRawBody } from './body';
+import { answerPreflight, setResponseCors } from './cors';
+import { ApiError, asApiError, toErrorBody } from './errors';
+import { logs } from './logs';
+import { canonicalPath, RouteTable } from './paths';
+import { enforceRateLimit } from './rateLimit';
+import { newRequestId } from './requestId';
+import { DEFAULT_BODY_LIMIT, type AuthContext, type CompiledRoute, type HttpMethod, type Reply, type RequestContext } from './route';
+import type { EnvScope } from '../store/scope';
+
+/**
+ * The one request pipeline every endpoint group runs, in the spec's verification order:
+ * request id → CORS / preflight → path normalisation → route → body limit and JSON parsing →
+ * key extraction and lookup → platform lock → rate limit → envelope environment → validation →
+ * handler → error envelope. The Express app it returns is what the functions export and what
+ * the local runner mounts.
+ */
+export function createApiApp(routes: readonly CompiledRoute[], deps: Deps): Express {
+  const table = new RouteTable(routes);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((req, res) => {
+    void handle(table, deps, req, res);
+  });
+  return app;
+}
+
+async function handle(table: RouteTable, deps: Deps, req: Request, res: Response): Promise<void> {
+  const requestId = newRequestId();
+  const roundTrips = new RoundTripCounter();
+  res.set('X-Request-Id', requestId);
+  const path = canonicalPath(req.path);
+  try {
+    if (req.method === 'OPTIONS') return answerPreflight(req, res);
+    setResponseCors(req, res);
+    const match = table.match(req.method, path);
+    if (!match) throw new ApiError('missing_required_param', `Unknown route: ${req.method} ${path}.`);
+    const { route, params } = match;
+
+    const rawBody = req.method === 'GET' ? Buffer.alloc(0) : await readRawBody(req, route.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
+    const parsedBody = route.method === 'GET' ? {} : parseJsonBody(rawBody, req.get('content-type'));
+
+    let auth: AuthContext | null = null;
+    let scope: EnvScope | null = null;
+    if (route.key !== 'none') {
+      ({ auth, scope } = await authorise(req, route, deps, roundTrips));
+      if (route.rateLimit) await enforceRateLimit(deps, auth, route.rateLimit, roundTrips);
+      checkEnvelopeEnvironment(parsedBody, auth);
+    }
+    const query = route.validateQuery ? route.validateQuery(plainQuery(req)) : plainQuery(req);
+    const body = route.validateBody ? route.validateBody(parsedBody) : parsedBody;
+
+    const ctx: RequestContext<unknown, unknown> = {
+      requestId,
+      method: route.method as HttpMethod,
+      path,
+      params,
+      query,
+      body,
+      rawBody,
+      header: (name) => req.get(name),
+      deps,
+      get auth(): AuthContext {
+        if (!auth) throw new Error(`route ${route.path} takes no key; ctx.auth is unavailable`);
+        return auth;
+      },
+      get scope(): EnvScope {
+        if (!scope) throw new Error(`route ${route.path} takes no key; ctx.scope is unavailable`);
+        return scope;
+      },
+      roundTrips,
+    };
+    const reply = await route.handler(ctx);
+    // Nothing leaves before the key is confirmed fresh (a cached key rides on the first read).
+    if (scope) await scope.ensureKeyVerified();
+    send(res, deps, roundTrips, reply, route.cacheControl);
+  } catch (err) {
+    const error = asApiError(err);
+    if (error.code === 'internal_error') {
+      logs.internalError(requestId, req.method, path, error.internal ?? error.message, err instanceof Error ? err.stack : undefined);
+    } else {
+      logs.requestRejected(requestId, req.method, path, error.status, error.code, error.internal);
+    }
+    if (res.headersSent) return;
+    if (error.headers) res.set(error.headers);
+    if (deps.settings.exposeRoundTrips) res.set('X-Tessera-Round-Trips', String(roundTrips.count));
+    res.status(error.status).set('Cache-Control', 'no-store').json(toErrorBody(error, requestId));
+  }
+}
+
+function send(res: Response, deps: Deps, roundTrips: RoundTripCounter, reply: Reply, cacheControl: string | undefined): void {
+  if (cacheControl) res.set('Cache-Control', cacheControl);
+  if (reply.headers) res.set(reply.headers);
+  if (deps.settings.exposeRoundTrips) res.set('X-Tessera-Round-Trips', String(roundTrips.count));
+  res.status(reply.status ?? 200);
+  if (reply.status === 204) res.end();
+  else res.json(reply.body);
+}
+
+/** A body that declares an environment must declare the key's (the key decides, never the client). */
+function checkEnvelopeEnvironment(body: unknown, auth: AuthContext): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const declared = (body as Record<string, unknown>).environment;
+  if (isWireEnv(declared) && declared !== auth.wireEnv) {
+    throw new ApiError('env_mismatch', `This ${auth.wireEnv} key cannot be used for ${declared} data.`);
+  }
+}
+
+function plainQuery(req: Request): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  const url = new URL(req.originalUrl ?? req.url, 'http://local');
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    out[key] = values.length === 1 ? values[0] : values;
+  }
+  return out;
+}

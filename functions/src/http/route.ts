@@ -1,0 +1,88 @@
+import type { Schema } from 'ajv';
+import type { Deps } from '../app/deps';
+import type { KeyKind, ParsedKey } from '../keys/format';
+import type { KeyRecord, Platform } from '../keys/record';
+import type { BucketName } from '../ratelimit/buckets';
+import type { Env, WireEnv } from '../store/env';
+import type { EnvScope } from '../store/scope';
+import type { RoundTripCounter } from '../store/roundTrips';
+import { compileSchema, type Validator } from './validation';
+
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
+/** Which keys a route accepts. `none`: public (healthz, versions) or self-verifying (webhooks). */
+export type KeyRequirement = 'none' | 'publishable' | 'secret' | 'any';
+
+export interface AuthContext {
+  keyId: string;
+  kind: KeyKind;
+  projectId: string;
+  appId: string;
+  env: Env;
+  wireEnv: WireEnv;
+  platform: Platform;
+  scopes: readonly string[];
+  record: KeyRecord;
+  key: ParsedKey;
+}
+
+export interface RequestContext<Body = unknown, Query = Record<string, string>> {
+  requestId: string;
+  method: HttpMethod;
+  /** Canonical path (`/v1/...`), after alias resolution. */
+  path: string;
+  params: Record<string, string>;
+  query: Query;
+  body: Body;
+  /** The exact bytes received (webhook signatures are computed over these). */
+  rawBody: Buffer;
+  header(name: string): string | undefined;
+  deps: Deps;
+  /** The presented key; only on routes that require one. */
+  auth: AuthContext;
+  /** The key's project and environment partition; only on routes that require a key. */
+  scope: EnvScope;
+  roundTrips: RoundTripCounter;
+}
+
+export interface Reply {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteSpec<Body = unknown, Query = Record<string, string>> {
+  method: HttpMethod;
+  /** Canonical path with `:param` segments, e.g. `/v1/server/customers/:customerId/grant`. */
+  path: string;
+  /** Legacy paths served by the same route (e.g. `/v1/identity/alias`). */
+  aliases?: string[];
+  key: KeyRequirement;
+  /** Token bucket charged one token per request, all-or-nothing. */
+  rateLimit?: BucketName;
+  body?: Schema;
+  query?: Schema;
+  /** Largest accepted body in bytes; defaults to DEFAULT_BODY_LIMIT. */
+  maxBodyBytes?: number;
+  /** Heartbeat only: a web key with an empty allowlist passes the lock (first-origin learning). */
+  allowEmptyWebAllowlist?: boolean;
+  /** `Cache-Control` for successful responses. */
+  cacheControl?: string;
+  handler: (ctx: RequestContext<Body, Query>) => Promise<Reply>;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** A route with its validators compiled once, at module load. */
+export interface CompiledRoute extends RouteSpec<any, any> {
+  validateBody: Validator<unknown> | null;
+  validateQuery: Validator<unknown> | null;
+}
+
+export function route<Body = unknown, Query = Record<string, string>>(spec: RouteSpec<Body, Query>): CompiledRoute {
+  return {
+    ...(spec as RouteSpec<any, any>),
+    validateBody: spec.body ? compileSchema(spec.body) : null,
+    validateQuery: spec.query ? compileSchema(spec.query) : null,
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * Deployed functions only: one HTTPS function per endpoint group, the task-queue functions
+ * and the scheduled retention worker. Each function runs the same Express app the local
+ * runner mounts.
+ */
+import { setGlobalOptions } from 'firebase-functions/v2';
+import { onRequest } from 'firebase-functions/v2/https';
+import { createDeps, type Deps } from './app/deps';
+import { GROUPS } from './app/groups';
+import { createApiApp } from './http/pipeline';
+import { CloudTasksQueue } from './tasks/cloudTasksQueue';
+
+const REGION = process.env.FUNCTION_REGION || 'us-central1';
+setGlobalOptions({ region: REGION, memory: '512MiB', concurrency: 80 });
+
+let deps: Deps | undefined;
+/** Built on first use so a cold start pays only for what it serves. */
+const getDeps = (): Deps => (deps ??= createDeps({ tasks: new CloudTasksQueue(REGION) }));
+
+function groupFunction(group: keyof typeof GROUPS) {
+  let app: ReturnType<typeof createApiApp> | undefined;
+  return onRequest({ invoker: 'public' }, (req, res) => {
+    app ??= createApiApp(GROUPS[group], getDeps());
+    app(req, res);
+  });
+}
+
+export const platformApi = groupFunction('platform');

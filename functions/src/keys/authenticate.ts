@@ -1,0 +1,90 @@
+import type { DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
+import type { Clock } from '../clock';
+import { ApiError } from '../http/errors';
+import type { KeyGate } from '../store/scope';
+import type { RoundTripCounter } from '../store/roundTrips';
+import { digestsEqual, sha256Hex, type ParsedKey } from './format';
+import { keyIndexRef } from './paths';
+import { keyRejection, type KeyRecord } from './record';
+
+/**
+ * Key lookup with a per-instance cache.
+ *
+ * Revocation window: zero. A cached key is used only for the immutable binding (project, app,
+ * environment, kind) and the platform locks; its mutable state is re-read on every request
+ * through the key gate, which rides along with the request's first data read. A revoked,
+ * expired or archived key therefore fails on the very next request on every instance.
+ * Unknown keys are cached for NEGATIVE_TTL_MS so that a flood of bad keys costs no reads.
+ */
+const POSITIVE_TTL_MS = 60_000;
+const NEGATIVE_TTL_MS = 5_000;
+const MAX_ENTRIES = 10_000;
+
+interface CacheEntry {
+  record: KeyRecord | null;
+  expiresAt: number;
+}
+
+export interface Authenticated {
+  record: KeyRecord;
+  /** Present when the record came from cache and must still be confirmed by the store. */
+  gate: KeyGate | null;
+}
+
+export class KeyAuthenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly db: Firestore,
+    private readonly clock: Clock,
+  ) {}
+
+  async authenticate(key: ParsedKey, roundTrips: RoundTripCounter): Promise<Authenticated> {
+    const ref = keyIndexRef(this.db, key);
+    const now = this.clock.now();
+    const cached = this.cache.get(ref.path);
+    if (cached && cached.expiresAt > now) {
+      if (!cached.record) throw unknownKey();
+      const record = cached.record;
+      return { record, gate: { ref, accept: (snapshot) => this.accept(ref.path, key, snapshot) } };
+    }
+    roundTrips.add();
+    const snapshot = await ref.get();
+    return { record: this.accept(ref.path, key, snapshot), gate: null };
+  }
+
+  /** Re-reads a key document fresh (after a lock failure on cached data, for example). */
+  async refresh(key: ParsedKey, roundTrips: RoundTripCounter): Promise<KeyRecord> {
+    const ref = keyIndexRef(this.db, key);
+    roundTrips.add();
+    return this.accept(ref.path, key, await ref.get());
+  }
+
+  invalidate(path?: string): void {
+    if (path) this.cache.delete(path);
+    else this.cache.clear();
+  }
+
+  private accept(path: string, key: ParsedKey, snapshot: DocumentSnapshot): KeyRecord {
+    const now = this.clock.now();
+    const record = snapshot.exists ? (snapshot.data() as KeyRecord) : null;
+    const matches = record !== null && record.kind === key.kind && record.env === key.env && hashMatches(record, key);
+    this.remember(path, matches ? record : null, now);
+    if (!matches) throw unknownKey();
+    const rejection = keyRejection(record, now);
+    if (rejection) throw rejection;
+    return record;
+  }
+
+  private remember(path: string, record: KeyRecord | null, now: number): void {
+    if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(path, { record, expiresAt: now + (record ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) });
+  }
+}
+
+function hashMatches(record: KeyRecord, key: ParsedKey): boolean {
+  if (key.kind === 'publishable') return record.display === key.value;
+  return record.hash !== null && digestsEqual(record.hash, sha256Hex(key.value));
+}
+
+const unknownKey = (): ApiError => new ApiError('invalid_api_key', 'The API key is not recognised.');

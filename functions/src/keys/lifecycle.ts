@@ -1,0 +1,201 @@
+import type { Firestore, Transaction } from 'firebase-admin/firestore';
+import { OperatorError } from '../cli/operatorError';
+import { DAY } from '../clock';
+import { getApp } from '../projects/repository';
+import type { AppRecord } from '../projects/model';
+import type { Env } from '../store/env';
+import { maskSecret, mintKey, newKeyId, parseKey, sha256Hex, type KeyKind } from './format';
+import { appRef, keyActivityCollection, keyIndexRef, projectRef, PUBLISHABLE_KEYS, SECRET_KEYS } from './paths';
+import { keyState, type KeyRecord, type KeyState } from './record';
+import { scopesForNewKey } from './scopes';
+
+/** Key lifecycle: create, rotate with grace, revoke. Every rotation and revocation is journalled. */
+
+export const DEFAULT_ROTATION_GRACE_MS = 7 * DAY;
+
+export interface MintedKey {
+  id: string;
+  key: string;
+}
+
+export interface KeyActivity {
+  action: 'created' | 'rotated' | 'revoked';
+  keyId: string;
+  kind: KeyKind;
+  env: Env;
+  at: number;
+  newKeyId?: string;
+  graceEndsAt?: number;
+}
+
+function newRecord(app: AppRecord, kind: KeyKind, env: Env, key: string, now: number, scopes: string[]): KeyRecord {
+  return {
+    keyId: newKeyId(),
+    kind,
+    env,
+    projectId: app.projectId,
+    appId: app.appId,
+    platform: app.platform,
+    display: kind === 'publishable' ? key : maskSecret(key),
+    hash: kind === 'secret' ? sha256Hex(key) : null,
+    status: 'active',
+    createdAt: now,
+    revokedAt: null,
+    graceEndsAt: null,
+    rotatedToKeyId: null,
+    scopes: kind === 'secret' ? scopes : [],
+    allowedOrigins: app.allowedOrigins,
+    bundleId: app.bundleId,
+    packageName: app.packageName,
+    appArchived: app.archived,
+    projectArchived: false,
+  };
+}
+
+function writeNewKey(db: Firestore, tx: Transaction, record: KeyRecord, key: string): void {
+  tx.create(keyIndexRef(db, parseKey(key)!), record);
+}
+
+function journal(db: Firestore, tx: Transaction, appId: string, activity: KeyActivity): void {
+  tx.create(keyActivityCollection(db, appId).doc(), activity);
+}
+
+export interface CreateKeysInput {
+  appId: string;
+  env: Env;
+  scopes?: string[];
+  acknowledgeRowLevelData?: boolean;
+  /** Seeding only: use these plaintexts (the committed demo keys) instead of minting. */
+  fixedKeys?: { publishable: string; secret: string };
+}
+
+/** Mints the app's publishable and secret key for one environment; the plaintexts are returned once. */
+export async function createKeys(db: Firestore, input: CreateKeysInput, now: number): Promise<{ publishable: MintedKey; secret: MintedKey }> {
+  const scopes = scopesForNewKey(input.scopes ?? [], input.acknowledgeRowLevelData ?? false);
+  return db.runTransaction(async (tx) => {
+    const app = await getApp(db, input.appId, tx);
+    const project = await tx.get(projectRef(db, app.projectId));
+    if (app.archived || project.get('archived')) throw new OperatorError('archived', `App ${app.appId} or its project is archived.`);
+    const current = app.currentKeys[input.env];
+    if (current.publishable || current.secret) {
+      throw new OperatorError('conflict', `App ${app.appId} already has ${input.env} keys; rotate them instead.`);
+    }
+    const pubKey = input.fixedKeys?.publishable ?? mintKey('publishable', input.env);
+    const secretKey = input.fixedKeys?.secret ?? mintKey('secret', input.env);
+    for (const [kind, key] of [['publishable', pubKey], ['secret', secretKey]] as const) {
+      const parsed = parseKey(key);
+      if (!parsed || parsed.kind !== kind || parsed.env !== input.env) throw new OperatorError('invalid_argument', `Not a ${input.env} ${kind} key.`);
+    }
+    const pub = newRecord(app, 'publishable', input.env, pubKey, now, []);
+    const secret = newRecord(app, 'secret', input.env, secretKey, now, scopes);
+    writeNewKey(db, tx, pub, pubKey);
+    writeNewKey(db, tx, secret, secretKey);
+    tx.update(appRef(db, app.appId), { [`currentKeys.${input.env}`]: { publishable: pub.keyId, secret: secret.keyId } });
+    journal(db, tx, app.appId, { action: 'created', keyId: pub.keyId, kind: 'publishable', env: input.env, at: now });
+    journal(db, tx, app.appId, { action: 'created', keyId: secret.keyId, kind: 'secret', env: input.env, at: now });
+    return { publishable: { id: pub.keyId, key: pubKey }, secret: { id: secret.keyId, key: secretKey } };
+  });
+}
+
+/** Finds a key document by its plaintext (either kind) or by its `key_…` id. */
+async function findKeyRef(db: Firestore, keyOrId: string, tx: Transaction) {
+  const parsed = parseKey(keyOrId);
+  if (parsed) {
+    const ref = keyIndexRef(db, parsed);
+    const snapshot = await tx.get(ref);
+    if (snapshot.exists) return snapshot;
+  } else if (keyOrId.startsWith('key_')) {
+    for (const collection of [PUBLISHABLE_KEYS, SECRET_KEYS]) {
+      const result = await tx.get(db.collection(collection).where('keyId', '==', keyOrId).limit(1));
+      if (!result.empty) return result.docs[0];
+    }
+  }
+  throw new OperatorError('not_found', 'No such key.');
+}
+
+/**
+ * Rotation mints the replacement in the same transaction that starts the old key's grace, so
+ * there is never a moment with no working key. Grace 0 ends the old key at once.
+ */
+export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number, now: number): Promise<{ newKey: MintedKey; oldKeyId: string; oldKeyExpiresAt: number }> {
+  if (!Number.isFinite(graceMs) || graceMs < 0 || graceMs > DEFAULT_ROTATION_GRACE_MS) {
+    throw new OperatorError('invalid_argument', 'Grace must be between 0 and 7 days.');
+  }
+  return db.runTransaction(async (tx) => {
+    const snapshot = await findKeyRef(db, keyOrId, tx);
+    const old = snapshot.data() as KeyRecord;
+    const app = await getApp(db, old.appId, tx);
+    const state = keyState(old, now);
+    if (state !== 'active') throw new OperatorError('conflict', `Key ${old.keyId} is ${state}; only an active key can be rotated.`);
+    const plaintext = mintKey(old.kind, old.env);
+    const replacement: KeyRecord = {
+      ...newRecord(app, old.kind, old.env, plaintext, now, old.scopes),
+      scopes: old.scopes, // never widened: the replacement inherits the exact scope map
+    };
+    const graceEndsAt = now + graceMs;
+    writeNewKey(db, tx, replacement, plaintext);
+    tx.update(snapshot.ref, { graceEndsAt, rotatedToKeyId: replacement.keyId });
+    tx.update(appRef(db, app.appId), { [`currentKeys.${old.env}.${old.kind}`]: replacement.keyId });
+    journal(db, tx, app.appId, { action: 'rotated', keyId: old.keyId, kind: old.kind, env: old.env, at: now, newKeyId: replacement.keyId, graceEndsAt });
+    return { newKey: { id: replacement.keyId, key: plaintext }, oldKeyId: old.keyId, oldKeyExpiresAt: graceEndsAt };
+  });
+}
+
+/** Immediate and irreversible; the next request with the key gets `401 key_revoked`. */
+export async function revokeKey(db: Firestore, keyOrId: string, now: number): Promise<{ keyId: string; revokedAt: number }> {
+  return db.runTransaction(async (tx) => {
+    const snapshot = await findKeyRef(db, keyOrId, tx);
+    const record = snapshot.data() as KeyRecord;
+    if (record.status === 'revoked') throw new OperatorError('conflict', `Key ${record.keyId} is already revoked.`);
+    const app = await getApp(db, record.appId, tx);
+    tx.update(snapshot.ref, { status: 'revoked', revokedAt: now });
+    if (app.currentKeys[record.env][record.kind] === record.keyId) {
+      tx.update(appRef(db, app.appId), { [`currentKeys.${record.env}.${record.kind}`]: null });
+    }
+    journal(db, tx, app.appId, { action: 'revoked', keyId: record.keyId, kind: record.kind, env: record.env, at: now });
+    return { keyId: record.keyId, revokedAt: now };
+  });
+}
+
+export interface KeyListing {
+  id: string;
+  kind: KeyKind;
+  env: Env;
+  key: string;
+  state: KeyState;
+  createdAt: number;
+  graceEndsAt: number | null;
+  revokedAt: number | null;
+  scopes: string[];
+}
+
+export async function listKeys(db: Firestore, appId: string, now: number): Promise<{ keys: KeyListing[]; activity: KeyActivity[] }> {
+  await getApp(db, appId);
+  const [pub, secret, activity] = await Promise.all([
+    db.collection(PUBLISHABLE_KEYS).where('appId', '==', appId).get(),
+    db.collection(SECRET_KEYS).where('appId', '==', appId).get(),
+    keyActivityCollection(db, appId).orderBy('at', 'asc').get(),
+  ]);
+  const keys = [...pub.docs, ...secret.docs]
+    .map((doc) => doc.data() as KeyRecord)
+    .sort((a, b) => a.createdAt - b.createdAt || a.keyId.localeCompare(b.keyId))
+    .map((r) => ({
+      id: r.keyId,
+      kind: r.kind,
+      env: r.env,
+      key: r.display,
+      state: keyState(r, now),
+      createdAt: r.createdAt,
+      graceEndsAt: r.graceEndsAt,
+      revokedAt: r.revokedAt,
+      scopes: r.scopes,
+    }));
+  return { keys, activity: activity.docs.map((d) => d.data() as KeyActivity) };
+}
+
+/** Copies a changed allowlist onto every publishable key of the app (the key gate reads only the key). */
+export async function propagateAllowedOrigins(db: Firestore, tx: Transaction, appId: string, origins: string[]): Promise<void> {
+  const keys = await tx.get(db.collection(PUBLISHABLE_KEYS).where('appId', '==', appId));
+  tx.update(appRef(db, appId), { allowedOrigins: origins });
+  for (const doc of keys.docs) tx.update(doc.ref, { allowedOrigins: origins });
+}

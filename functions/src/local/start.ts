@@ -1,0 +1,82 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { DEMO_SPEC, EXPORT_DIR, LOCAL_GCLOUD_PROJECT, RUNNING_FILE, STATE_DIR } from './paths';
+import { EmulatorMissingError, startEmulator } from './emulator';
+
+/**
+ * `npm start`: the Firestore emulator, the demo data, and every endpoint group on one port.
+ * State is exported to .tessera/ on shutdown and restored on the next start;
+ * `--fresh` (or TESSERA_FRESH=1) starts from a clean state.
+ */
+async function main(): Promise<void> {
+  const fresh = process.argv.includes('--fresh') || process.env.TESSERA_FRESH === '1';
+  const port = Number(process.env.PORT || 8787);
+  process.env.GCLOUD_PROJECT ??= LOCAL_GCLOUD_PROJECT;
+  mkdirSync(STATE_DIR, { recursive: true });
+  if (fresh) rmSync(EXPORT_DIR, { recursive: true, force: true });
+
+  let emulator;
+  try {
+    emulator = await startEmulator({ importFrom: fresh ? undefined : EXPORT_DIR });
+  } catch (err) {
+    if (err instanceof EmulatorMissingError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  process.env.FIRESTORE_EMULATOR_HOST = emulator.host;
+
+  // Loaded only now: the Admin SDK reads FIRESTORE_EMULATOR_HOST when it first connects.
+  const { createDeps } = await import('../app/deps');
+  const { ALL_ROUTES } = await import('../app/groups');
+  const { createApiApp } = await import('../http/pipeline');
+  const { readDemoSpec, seedDemo } = await import('./seed');
+  const { InProcessTaskQueue } = await import('../tasks/inProcessQueue');
+
+  const tasks = new InProcessTaskQueue();
+  const deps = createDeps({ tasks });
+  const demo = await seedDemo(deps.db, readDemoSpec(DEMO_SPEC), deps.clock.now());
+  const app = createApiApp(ALL_ROUTES, deps);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(port, '127.0.0.1', () => resolve(s));
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  writeFileSync(RUNNING_FILE, JSON.stringify({ baseUrl, firestoreEmulatorHost: emulator.host, gcloudProject: process.env.GCLOUD_PROJECT, pid: process.pid }, null, 2));
+
+  console.log(`\nTessera is serving on ${baseUrl}  (try ${baseUrl}/v1/healthz)`);
+  console.log(`Firestore emulator: ${emulator.host}${emulator.owned ? '' : ' (external)'}; state ${fresh ? 'fresh' : demo.created ? 'new' : 'restored from .tessera/'}`);
+  console.log(`\nDemo project ${demo.projectId}:`);
+  for (const a of demo.apps) {
+    console.log(`  ${a.platform.padEnd(8)} ${a.appId}`);
+    for (const env of ['test', 'live'] as const) {
+      console.log(`    ${env}  publishable ${a.keys[env].publishable}`);
+      console.log(`          secret      ${a.keys[env].secret}`);
+    }
+  }
+  console.log('\nCtrl-C stops everything (state is kept; npm start -- --fresh starts clean).');
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping…`);
+    server.close();
+    await tasks.drain();
+    try {
+      if (emulator.owned) await emulator.exportTo(EXPORT_DIR, process.env.GCLOUD_PROJECT!);
+    } catch (err) {
+      console.error(`could not export local state: ${(err as Error).message}`);
+    }
+    await emulator.stop();
+    rmSync(RUNNING_FILE, { force: true });
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

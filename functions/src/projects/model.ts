@@ -1,0 +1,28 @@
+import type { Platform } from '../keys/record';
+import type { Env } from '../store/env';
+
+export interface ProjectRecord {
+  projectId: string;
+  name: string;
+  archived: boolean;
+  createdAt: number;
+}
+
+/** Which key of each kind is current for an environment (a rotated-out key is not). */
+export interface CurrentKeys {
+  publishable: string | null;
+  secret: string | null;
+}
+
+export interface AppRecord {
+  appId: string;
+  projectId: string;
+  name: string;
+  platform: Platform;
+  allowedOrigins: string[];
+  bundleId: string | null;
+  packageName: string | null;
+  archived: boolean;
+  createdAt: number;
+  currentKeys: Record<Env, CurrentKeys>;
+}

@@ -1,0 +1,86 @@
+import type { Firestore, Transaction } from 'firebase-admin/firestore';
+import { randomToken } from '../keys/format';
+import { appRef, projectRef, PUBLISHABLE_KEYS, SECRET_KEYS } from '../keys/paths';
+import type { Platform } from '../keys/record';
+import { OperatorError } from '../cli/operatorError';
+import type { AppRecord, ProjectRecord } from './model';
+
+/** Project and app records: operator-managed, not environment-scoped. */
+
+export async function createProject(db: Firestore, name: string, now: number, projectId = `proj_${randomToken(16)}`): Promise<ProjectRecord> {
+  const record: ProjectRecord = { projectId, name, archived: false, createdAt: now };
+  await projectRef(db, projectId).create(record);
+  return record;
+}
+
+export async function getProject(db: Firestore, projectId: string): Promise<ProjectRecord> {
+  const snapshot = await projectRef(db, projectId).get();
+  if (!snapshot.exists) throw new OperatorError('not_found', `No project ${projectId}.`);
+  return snapshot.data() as ProjectRecord;
+}
+
+export interface NewApp {
+  projectId: string;
+  platform: Platform;
+  name?: string;
+  allowedOrigins?: string[];
+  bundleId?: string | null;
+  packageName?: string | null;
+}
+
+export async function createApp(db: Firestore, input: NewApp, now: number, appId = `app_${randomToken(16)}`): Promise<AppRecord> {
+  const project = await getProject(db, input.projectId);
+  if (project.archived) throw new OperatorError('archived', `Project ${input.projectId} is archived.`);
+  if (input.platform === 'ios' && !input.bundleId) throw new OperatorError('invalid_argument', 'An iOS app needs --bundle-id.');
+  if (input.platform === 'android' && !input.packageName) throw new OperatorError('invalid_argument', 'An Android app needs --package-name.');
+  const record: AppRecord = {
+    appId,
+    projectId: input.projectId,
+    name: input.name ?? `${input.platform} app`,
+    platform: input.platform,
+    allowedOrigins: input.platform === 'web' ? [...new Set(input.allowedOrigins ?? [])] : [],
+    bundleId: input.platform === 'ios' ? (input.bundleId ?? null) : null,
+    packageName: input.platform === 'android' ? (input.packageName ?? null) : null,
+    archived: false,
+    createdAt: now,
+    currentKeys: { test: { publishable: null, secret: null }, live: { publishable: null, secret: null } },
+  };
+  await appRef(db, appId).create(record);
+  return record;
+}
+
+export async function getApp(db: Firestore, appId: string, tx?: Transaction): Promise<AppRecord> {
+  const ref = appRef(db, appId);
+  const snapshot = tx ? await tx.get(ref) : await ref.get();
+  if (!snapshot.exists) throw new OperatorError('not_found', `No app ${appId}.`);
+  return snapshot.data() as AppRecord;
+}
+
+/** Archiving makes every key of the app fail closed; the flag is copied onto each key document. */
+export async function archiveApp(db: Firestore, appId: string): Promise<AppRecord> {
+  return db.runTransaction(async (tx) => {
+    const app = await getApp(db, appId, tx);
+    const keys = await Promise.all([
+      tx.get(db.collection(PUBLISHABLE_KEYS).where('appId', '==', appId)),
+      tx.get(db.collection(SECRET_KEYS).where('appId', '==', appId)),
+    ]);
+    tx.update(appRef(db, appId), { archived: true });
+    for (const snapshot of keys) for (const doc of snapshot.docs) tx.update(doc.ref, { appArchived: true });
+    return { ...app, archived: true };
+  });
+}
+
+export async function archiveProject(db: Firestore, projectId: string): Promise<ProjectRecord> {
+  return db.runTransaction(async (tx) => {
+    const ref = projectRef(db, projectId);
+    const snapshot = await tx.get(ref);
+    if (!snapshot.exists) throw new OperatorError('not_found', `No project ${projectId}.`);
+    const keys = await Promise.all([
+      tx.get(db.collection(PUBLISHABLE_KEYS).where('projectId', '==', projectId)),
+      tx.get(db.collection(SECRET_KEYS).where('projectId', '==', projectId)),
+    ]);
+    tx.update(ref, { archived: true });
+    for (const result of keys) for (const doc of result.docs) tx.update(doc.ref, { projectArchived: true });
+    return { ...(snapshot.data() as ProjectRecord), archived: true };
+  });
+}

@@ -1,0 +1,37 @@
+import type { Firestore } from 'firebase-admin/firestore';
+import type { Env } from '../store/env';
+import type { RoundTripCounter } from '../store/roundTrips';
+import { fullBucket, takeUpTo, type BucketSpec, type BucketState } from './tokenBucket';
+
+export interface BucketId {
+  projectId: string;
+  env: Env;
+  bucket: string;
+}
+
+/** Where the shared bucket lives. Swappable so tests can inject a storage failure. */
+export interface BucketStore {
+  /** Takes up to `want` tokens from the shared bucket and returns how many it got. */
+  lease(id: BucketId, spec: BucketSpec, want: number, now: number, roundTrips?: RoundTripCounter): Promise<number>;
+}
+
+/**
+ * The shared bucket of a (project, environment, endpoint) in Firestore at
+ * `projects/{p}/envs/{env}/rateBuckets/{bucket}`. Instances lease tokens in chunks, so the
+ * document is written once per chunk, never once per request.
+ */
+export class FirestoreBucketStore implements BucketStore {
+  constructor(private readonly db: Firestore) {}
+
+  async lease(id: BucketId, spec: BucketSpec, want: number, now: number, roundTrips?: RoundTripCounter): Promise<number> {
+    const ref = this.db.doc(`projects/${id.projectId}/envs/${id.env}/rateBuckets/${id.bucket}`);
+    roundTrips?.add(3);
+    return this.db.runTransaction(async (tx) => {
+      const snapshot = await tx.get(ref);
+      const state = snapshot.exists ? (snapshot.data() as BucketState) : fullBucket(spec, now);
+      const { taken, state: next } = takeUpTo(state, spec, now, want);
+      tx.set(ref, next);
+      return taken;
+    });
+  }
+}

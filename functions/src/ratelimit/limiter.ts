@@ -1,0 +1,104 @@
+import type { Clock } from '../clock';
+import type { RoundTripCounter } from '../store/roundTrips';
+import type { BucketId, BucketStore } from './bucketStore';
+import type { BucketSpec } from './tokenBucket';
+
+/**
+ * Rate limiting across instances.
+ *
+ * The bucket of record is shared (BucketStore, Firestore in production). Each instance leases
+ * tokens from it in chunks of a tenth of the burst and spends them locally, so a request that
+ * its instance's lease covers costs no store round trip, and the shared document is written
+ * once per chunk rather than once per request. When the shared bucket is dry the instance
+ * remembers it until one token has had time to refill, and answers from memory meanwhile.
+ *
+ * Multi-instance behaviour: the sum of all instances never exceeds the shared bucket, except
+ * while the store is failing (the limiter fails open, as the spec requires). Tokens an instance
+ * leased but did not spend within LEASE_TTL_MS are discarded, which can only make the limit
+ * stricter, by at most one chunk per instance per second.
+ */
+const LEASE_TTL_MS = 1_000;
+const LEASE_CHUNK_FRACTION = 0.1;
+const DEMAND_WINDOW_MS = 1_000;
+
+export interface LimitDecision {
+  /** Tokens granted (equal to the cost unless throttled). */
+  granted: number;
+  requested: number;
+  /** When a throttled caller may expect `requested` tokens again. */
+  retryAfterMs: number;
+  /** Hint for proportional client sampling: the share of the recent demand the bucket sustains. */
+  sampleRate: number;
+  failedOpen: boolean;
+}
+
+interface LocalBucket {
+  tokens: number;
+  leasedAt: number;
+  dryUntil: number;
+  demandWindowStart: number;
+  demand: number;
+}
+
+export class RateLimiter {
+  private readonly local = new Map<string, LocalBucket>();
+
+  constructor(
+    private readonly store: BucketStore,
+    private readonly clock: Clock,
+    private readonly onStoreFailure: (err: unknown, id: BucketId) => void = () => undefined,
+  ) {}
+
+  /** Takes up to `cost` tokens; callers decide whether a partial grant is useful. */
+  async take(id: BucketId, spec: BucketSpec, cost: number, roundTrips?: RoundTripCounter): Promise<LimitDecision> {
+    const now = this.clock.now();
+    const bucket = this.localBucket(id, now);
+    const sampleRate = this.recordDemand(bucket, spec, cost, now);
+    const decision = (granted: number, failedOpen = false): LimitDecision => ({
+      granted,
+      requested: cost,
+      retryAfterMs: granted >= cost ? 0 : Math.ceil(((cost - granted) * 1000) / spec.ratePerSec),
+      sampleRate: granted >= cost ? 1 : sampleRate,
+      failedOpen,
+    });
+
+    if (bucket.tokens < cost && now >= bucket.dryUntil) {
+      const need = Math.ceil(cost - bucket.tokens);
+      const want = Math.min(spec.burst, need + Math.ceil(spec.burst * LEASE_CHUNK_FRACTION));
+      try {
+        const leased = await this.store.lease(id, spec, Math.max(want, need), now, roundTrips);
+        bucket.tokens += leased;
+        bucket.leasedAt = now;
+        if (leased < need) bucket.dryUntil = now + Math.ceil(1000 / spec.ratePerSec);
+      } catch (err) {
+        this.onStoreFailure(err, id);
+        return decision(cost, true);
+      }
+    }
+    const granted = Math.min(cost, Math.floor(bucket.tokens + 1e-9));
+    bucket.tokens -= granted;
+    return decision(granted);
+  }
+
+  private localBucket(id: BucketId, now: number): LocalBucket {
+    const key = `${id.projectId}/${id.env}/${id.bucket}`;
+    let bucket = this.local.get(key);
+    if (!bucket) {
+      bucket = { tokens: 0, leasedAt: now, dryUntil: 0, demandWindowStart: now, demand: 0 };
+      this.local.set(key, bucket);
+    }
+    if (now - bucket.leasedAt > LEASE_TTL_MS) bucket.tokens = 0;
+    return bucket;
+  }
+
+  private recordDemand(bucket: LocalBucket, spec: BucketSpec, cost: number, now: number): number {
+    if (now - bucket.demandWindowStart > DEMAND_WINDOW_MS) {
+      bucket.demandWindowStart = now;
+      bucket.demand = 0;
+    }
+    bucket.demand += cost;
+    const seconds = Math.max(1, (now - bucket.demandWindowStart) / 1000);
+    const rate = spec.ratePerSec / (bucket.demand / seconds);
+    return Math.max(0.001, Math.min(1, Math.round(rate * 1000) / 1000));
+  }
+}

@@ -1,0 +1,18 @@
+import { getApps, initializeApp } from 'firebase-admin/app';
+import { Firestore, getFirestore } from 'firebase-admin/firestore';
+
+/**
+ * The one Firestore handle of this process. Locally and in tests `FIRESTORE_EMULATOR_HOST`
+ * points the Admin SDK at the emulator; deployed, the function's service account is used.
+ */
+let firestore: Firestore | undefined;
+
+export function db(): Firestore {
+  if (!firestore) {
+    const app =
+      getApps()[0] ?? initializeApp(process.env.GCLOUD_PROJECT ? { projectId: process.env.GCLOUD_PROJECT } : undefined);
+    firestore = getFirestore(app);
+    firestore.settings({ ignoreUndefinedProperties: true, preferRest: false });
+  }
+  return firestore;
+}

@@ -1,0 +1,112 @@
+import type {
+  CollectionReference,
+  DocumentReference,
+  DocumentSnapshot,
+  Firestore,
+  Query,
+  QuerySnapshot,
+  Transaction,
+  WriteBatch,
+} from 'firebase-admin/firestore';
+import type { Env } from './env';
+import { RoundTripCounter } from './roundTrips';
+
+/**
+ * A check that must pass before a request's data is returned or written: the presented API
+ * key's document, re-read so that revocation and archiving take effect on the very next
+ * request. On a warm instance it rides along with the request's first read (one `getAll`).
+ */
+export interface KeyGate {
+  readonly ref: DocumentReference;
+  /** Throws the request's ApiError when the freshly read key document no longer admits it. */
+  accept(snapshot: DocumentSnapshot): void;
+}
+
+/**
+ * The only way to reach environment-scoped data: every path starts with
+ * `projects/{projectId}/envs/{env}/`, and both come from an authenticated API key (or, for
+ * inbound rail notifications, from the verified payload). Reading another project's or the
+ * other environment's data needs a second scope, which handlers are never given.
+ *
+ * Do I/O through the scope (`getAll`, `get`, `query`, `runTransaction`, `commit`) so that the
+ * key gate is honoured before any data leaves or lands.
+ */
+export class EnvScope {
+  private gate: KeyGate | null;
+
+  constructor(
+    readonly db: Firestore,
+    readonly projectId: string,
+    readonly env: Env,
+    gate: KeyGate | null = null,
+    readonly roundTrips: RoundTripCounter = new RoundTripCounter(),
+  ) {
+    if (!/^[A-Za-z0-9_-]{1,128}$/.test(projectId)) throw new Error(`invalid project id for scope: ${projectId}`);
+    this.gate = gate;
+  }
+
+  get rootPath(): string {
+    return `projects/${this.projectId}/envs/${this.env}`;
+  }
+
+  collection(name: string): CollectionReference {
+    return this.db.collection(`${this.rootPath}/${name}`);
+  }
+
+  doc(collectionName: string, id: string): DocumentReference {
+    return this.collection(collectionName).doc(id);
+  }
+
+  /** Reads documents in one round trip, verifying the key gate in the same call when pending. */
+  async getAll(...refs: DocumentReference[]): Promise<DocumentSnapshot[]> {
+    if (refs.length === 0) {
+      await this.ensureKeyVerified();
+      return [];
+    }
+    this.roundTrips.add();
+    const gate = this.gate;
+    if (!gate) return this.db.getAll(...refs);
+    const [keySnapshot, ...rest] = await this.db.getAll(gate.ref, ...refs);
+    gate.accept(keySnapshot);
+    this.gate = null;
+    return rest;
+  }
+
+  async get(ref: DocumentReference): Promise<DocumentSnapshot> {
+    const [snapshot] = await this.getAll(ref);
+    return snapshot;
+  }
+
+  async query(query: Query): Promise<QuerySnapshot> {
+    await this.ensureKeyVerified();
+    this.roundTrips.add();
+    return query.get();
+  }
+
+  async runTransaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    await this.ensureKeyVerified();
+    // A transaction costs at least a begin/commit pair beyond its reads.
+    this.roundTrips.add(2);
+    return this.db.runTransaction(fn);
+  }
+
+  batch(): WriteBatch {
+    return this.db.batch();
+  }
+
+  async commit(batch: WriteBatch): Promise<void> {
+    await this.ensureKeyVerified();
+    this.roundTrips.add();
+    await batch.commit();
+  }
+
+  /** Verifies the key gate now if no read has carried it yet. */
+  async ensureKeyVerified(): Promise<void> {
+    const gate = this.gate;
+    if (!gate) return;
+    this.roundTrips.add();
+    const snapshot = await gate.ref.get();
+    gate.accept(snapshot);
+    this.gate = null;
+  }
+}

@@ -1,0 +1,14 @@
+/** Jest runs the TypeScript suites directly (type checking happens in `npm test` via tsc). */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'test/tsconfig.json' }] },
+  globalSetup: '<rootDir>/test/support/globalSetup.ts',
+  globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+  setupFiles: ['<rootDir>/test/support/env.ts'],
+  maxWorkers: 2,
+  testTimeout: 30000,
+  // Structured logs go to the console; run with --silent=false to see them.
+  silent: true,
+};

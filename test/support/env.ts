@@ -1,0 +1,3 @@
+// Every worker talks to the run's emulator under a Firebase project id that needs no credentials.
+if (!process.env.FIRESTORE_EMULATOR_HOST) throw new Error('FIRESTORE_EMULATOR_HOST is not set: run the suites through jest (globalSetup starts the emulator).');
+process.env.GCLOUD_PROJECT = 'demo-tessera-test';
