@@ -1,0 +1,57 @@
+/**
+ * The entitlement model shared by grants, rails and reads. Under the key's partition:
+ *
+ * - `grants/{grantId}`           GrantRecord: one source granting one entitlement key to one
+ *                                customer (a manual grant, a migration grant, a rail subscription).
+ * - `projections/{customerId}`   ProjectionDoc: the customer's entitlements, materialised from the
+ *                                grants in the same transaction as every change, so a read is one
+ *                                document read.
+ *
+ * Times are Unix milliseconds in storage; the public shape converts to seconds.
+ */
+export type Rail = 'stripe' | 'apple' | 'google' | 'manual';
+
+export interface EntitlementSource {
+  rail: Rail;
+  productId: string;
+  subscriptionId: string;
+}
+
+export interface GrantRecord {
+  grantId: string;
+  customerId: string;
+  entitlementKey: string;
+  source: EntitlementSource;
+  /** null: lifetime. */
+  validUntil: number | null;
+  /** Set when revoked (manual) or ended by the rail (refund, revocation). */
+  revokedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ProjectedEntitlement {
+  key: string;
+  validUntil: number | null;
+  source: EntitlementSource;
+  updatedAt: number;
+}
+
+export interface ProjectionDoc {
+  customerId: string;
+  entitlements: Record<string, ProjectedEntitlement>;
+  updatedAt: number;
+}
+
+/** The frozen public shape (`PublicEntitlement`). */
+export interface PublicEntitlement {
+  object: 'entitlement';
+  key: string;
+  isActive: boolean;
+  validUntil: number | null;
+  source: EntitlementSource;
+  updatedAt: number;
+}
+
+export const GRANTS = 'grants';
+export const PROJECTIONS = 'projections';

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { randomToken } from '../keys/format';
+
+/**
+ * The customer model shared by every capability. All documents live under the key's
+ * partition (`projects/{p}/envs/{env}/…`, see EnvScope):
+ *
+ * - `customers/{customerId}`                    CustomerRecord
+ * - `identityIndex/{identityDocId(kind, id)}`   IdentityIndexEntry: one identifier → one customer.
+ *   Uniqueness comes from the deterministic document id and `create()` in a transaction.
+ *
+ * Identity lookups are direct document reads by id, never queries.
+ */
+
+export type IdentityKind =
+  | 'developer' // developer user id
+  | 'anonymous' // anonymous device id
+  | 'stripe' // Stripe customer id (cus_…)
+  | 'apple_otx' // App Store originalTransactionId
+  | 'apple_aat' // App Store appAccountToken (UUID)
+  | 'google_token' // Play purchase token
+  | 'google_account'; // Play obfuscatedExternalAccountId
+
+export interface IdentityIndexEntry {
+  kind: IdentityKind;
+  id: string;
+  customerId: string;
+  /** `verified` when linked with a verified identity token; otherwise `self_asserted`. */
+  assurance: 'verified' | 'self_asserted' | 'rail';
+  createdAt: number;
+}
+
+export interface CustomerRecord {
+  customerId: string;
+  createdAt: number;
+  updatedAt: number;
+  email: string | null;
+  traits: Record<string, string | number | boolean | null>;
+  /** Identifiers linked to this customer, mirrored from the identity index. */
+  identities: { kind: IdentityKind; id: string }[];
+  /** `erasure_pending` once a forget request is accepted; `erased` after the worker ran. */
+  status: 'active' | 'erasure_pending' | 'erased';
+}
+
+export const CUSTOMER_ID_PREFIX = 'cdcust_';
+
+export const newCustomerId = (): string => `${CUSTOMER_ID_PREFIX}${randomToken(24)}`;
+
+/**
+ * Document id of an identifier in the identity index. Short, safe identifiers are kept
+ * readable; anything long or with characters Firestore ids dislike is hashed.
+ */
+export function identityDocId(kind: IdentityKind, id: string): string {
+  if (id.length <= 200 && /^[A-Za-z0-9_.:@-]+$/.test(id) && !/^__.*__$/.test(id)) return `${kind}:${id}`;
+  return `${kind}#${createHash('sha256').update(id, 'utf8').digest('hex')}`;
+}
+
+export const CUSTOMERS = 'customers';
+export const IDENTITY_INDEX = 'identityIndex';
