@@ -6,7 +6,7 @@
 import { setGlobalOptions } from 'firebase-functions/v2';
 import { onRequest } from 'firebase-functions/v2/https';
 import { createDeps, type Deps } from './app/deps';
-import { GROUPS } from './app/groups';
+import { GROUPS, type GroupName } from './app/groups';
 import { createApiApp } from './http/pipeline';
 import { CloudTasksQueue } from './tasks/cloudTasksQueue';
 
@@ -17,7 +17,7 @@ let deps: Deps | undefined;
 /** Built on first use so a cold start pays only for what it serves. */
 const getDeps = (): Deps => (deps ??= createDeps({ tasks: new CloudTasksQueue(REGION) }));
 
-function groupFunction(group: keyof typeof GROUPS) {
+function groupFunction(group: GroupName) {
   let app: ReturnType<typeof createApiApp> | undefined;
   return onRequest({ invoker: 'public' }, (req, res) => {
     app ??= createApiApp(GROUPS[group], getDeps());
@@ -26,3 +26,9 @@ function groupFunction(group: keyof typeof GROUPS) {
 }
 
 export const platformApi = groupFunction('platform');
+export const identityApi = groupFunction('identity');
+export const eventsApi = groupFunction('events');
+export const purchasesApi = groupFunction('purchases');
+export const serverApi = groupFunction('server');
+export const sourcemapsApi = groupFunction('sourcemaps');
+export const webhooksApi = groupFunction('webhooks');

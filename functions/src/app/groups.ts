@@ -1,14 +1,26 @@
 import type { CompiledRoute } from '../http/route';
+import { serverRoutes } from '../entitlements/routes';
+import { eventRoutes } from '../events/routes';
+import { identityRoutes } from '../identity/routes';
+import { purchaseRoutes } from '../purchases/routes';
+import { webhookRoutes } from '../rails/routes';
 import { sdkRoutes } from '../sdk/routes';
+import { sourcemapRoutes } from '../sourcemaps/routes';
 
 /**
- * Endpoint groups: one deployed HTTPS function each. A capability adds its routes to one
- * group here; firebase.json's Hosting rewrites send each group's paths (with and without
- * `/v1`) to its function, and a test checks the two agree. `platform` also answers every
- * path no other group claims (unknown route → 400).
+ * Endpoint groups: one deployed HTTPS function each. A capability lists its routes in its own
+ * routes.ts; firebase.json's Hosting rewrites send each group's paths (with and without `/v1`)
+ * to its function, and a test checks the two agree. Every group answers an unknown route with
+ * 400; `platform` also receives every path no other group claims.
  */
 export const GROUPS = {
-  platform: [...sdkRoutes],
+  platform: sdkRoutes,
+  identity: identityRoutes,
+  events: eventRoutes,
+  purchases: purchaseRoutes,
+  server: serverRoutes,
+  sourcemaps: sourcemapRoutes,
+  webhooks: webhookRoutes,
 } satisfies Record<string, CompiledRoute[]>;
 
 export type GroupName = keyof typeof GROUPS;
@@ -16,6 +28,12 @@ export type GroupName = keyof typeof GROUPS;
 /** Function names as exported from index.ts. */
 export const GROUP_FUNCTIONS: Record<GroupName, string> = {
   platform: 'platformApi',
+  identity: 'identityApi',
+  events: 'eventsApi',
+  purchases: 'purchasesApi',
+  server: 'serverApi',
+  sourcemaps: 'sourcemapsApi',
+  webhooks: 'webhooksApi',
 };
 
 export const ALL_ROUTES: CompiledRoute[] = Object.values(GROUPS).flat();

@@ -30,4 +30,3 @@ export interface AuditEntry {
 }
 
 export const AUDIT = 'audit';
-export type AuditEnv = Env;

@@ -1,0 +1,4 @@
+import type { CompiledRoute } from '../http/route';
+
+/** The routes of this capability, mounted by app/groups.ts. */
+export const sourcemapRoutes: CompiledRoute[] = [];
