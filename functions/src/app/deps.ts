@@ -10,6 +10,7 @@ import { InProcessTaskQueue } from '../tasks/inProcessQueue';
 import type { TaskQueue } from '../tasks/queue';
 import { runTask } from '../tasks/handlers';
 import { firestoreLiveness, type LivenessRecorder } from '../sdk/liveness';
+import { createSecretStore, type SecretStore } from '../secrets/store';
 
 /**
  * Everything a handler may use, built once per process. The deployed functions, the local
@@ -23,6 +24,8 @@ export interface Deps {
   limiter: RateLimiter;
   tasks: TaskQueue;
   liveness: LivenessRecorder;
+  /** Rail credentials by reference (Secret Manager deployed, env vars / .secrets.local.json locally). */
+  secrets: SecretStore;
 }
 
 export interface DepsOverrides {
@@ -32,6 +35,7 @@ export interface DepsOverrides {
   bucketStore?: BucketStore;
   tasks?: TaskQueue;
   liveness?: LivenessRecorder;
+  secrets?: SecretStore;
 }
 
 export function createDeps(overrides: DepsOverrides = {}): Deps {
@@ -42,7 +46,7 @@ export function createDeps(overrides: DepsOverrides = {}): Deps {
     logs.rateLimiterFailedOpen(id.projectId, id.env, id.bucket, err instanceof Error ? err.message : String(err)),
   );
   const tasks = overrides.tasks ?? new InProcessTaskQueue();
-  const deps: Deps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness };
+  const deps: Deps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock) };
   if (tasks instanceof InProcessTaskQueue) tasks.attach((queue, payload) => runTask(queue, payload, deps));
   return deps;
 }

@@ -1,0 +1,75 @@
+import type { Transaction } from 'firebase-admin/firestore';
+import type { EnvScope } from '../store/scope';
+import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';
+
+/**
+ * The materialised projection: one document per customer (`projections/{customerId}`) holding,
+ * per entitlement key, the grant that currently decides it. It is rewritten from the
+ * customer's full grant list in the same transaction as every grant change, so a read is one
+ * document read and the stored document always equals a recomputation from the grants.
+ */
+
+/**
+ * Per key, the winning grant among the customer's unrevoked grants: a lifetime grant beats any
+ * dated one, otherwise the later `validUntil` wins; ties go to a rail over a manual source, then
+ * to the most recently updated grant, then to the smaller grant id, so the result is
+ * deterministic. Lapsed grants stay in (a read reports them `isActive: false`).
+ *
+ * The result is a pure function of the grants: `now` does not change it, which is what lets a
+ * recomputation at any later time reproduce the stored projection exactly. `updatedAt` is the
+ * latest change among all of the key's grants (a revoke of a losing grant counts as a change).
+ */
+export function projectEntitlements(grants: readonly GrantRecord[], now: number): Record<string, ProjectedEntitlement> {
+  void now;
+  const winners = new Map<string, GrantRecord>();
+  const lastChange = new Map<string, number>();
+  for (const grant of grants) {
+    const key = grant.entitlementKey;
+    lastChange.set(key, Math.max(lastChange.get(key) ?? 0, grant.updatedAt, grant.revokedAt ?? 0));
+    if (grant.revokedAt !== null) continue;
+    const current = winners.get(key);
+    if (!current || beats(grant, current)) winners.set(key, grant);
+  }
+  const out: Record<string, ProjectedEntitlement> = {};
+  for (const key of [...winners.keys()].sort()) {
+    const grant = winners.get(key)!;
+    out[key] = {
+      key,
+      validUntil: grant.validUntil,
+      source: { rail: grant.source.rail, productId: grant.source.productId, subscriptionId: grant.source.subscriptionId },
+      updatedAt: lastChange.get(key)!,
+    };
+  }
+  return out;
+}
+
+/** Whether `a` should decide the key instead of `b`. */
+function beats(a: GrantRecord, b: GrantRecord): boolean {
+  const endA = a.validUntil ?? Number.POSITIVE_INFINITY;
+  const endB = b.validUntil ?? Number.POSITIVE_INFINITY;
+  if (endA !== endB) return endA > endB;
+  const railA = a.source.rail !== 'manual';
+  const railB = b.source.rail !== 'manual';
+  if (railA !== railB) return railA;
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt;
+  return a.grantId < b.grantId;
+}
+
+/** Every grant of one customer (revoked ones included), read inside the transaction. */
+export async function readCustomerGrants(tx: Transaction, scope: EnvScope, customerId: string): Promise<GrantRecord[]> {
+  const snapshot = await tx.get(scope.collection(GRANTS).where('customerId', '==', customerId));
+  scope.roundTrips.add();
+  return snapshot.docs.map((doc) => doc.data() as GrantRecord);
+}
+
+/**
+ * Rewrites `projections/{customerId}` from the customer's complete grant list (pass the list as
+ * it will be after this transaction's grant writes).
+ */
+export function writeProjection(tx: Transaction, scope: EnvScope, customerId: string, grants: readonly GrantRecord[], now: number): void {
+  const doc: ProjectionDoc = { customerId, entitlements: projectEntitlements(grants, now), updatedAt: now };
+  tx.set(projectionRef(scope, customerId), doc);
+}
+
+export const projectionRef = (scope: EnvScope, customerId: string) => scope.doc(PROJECTIONS, customerId);
+export const grantRef = (scope: EnvScope, grantId: string) => scope.doc(GRANTS, grantId);

@@ -1,0 +1,25 @@
+import { toUnixSeconds } from '../clock';
+import type { ProjectionDoc, PublicEntitlement } from './model';
+
+/**
+ * The frozen `PublicEntitlement` shape, built from a stored projection. Ordered by key, so every
+ * read of the same projection gives the same array. `isActive` is decided now, at read time,
+ * against `validUntil` (stored projections are never rewritten just because time passed).
+ * `validUntil` and `updatedAt` are Unix seconds; `validUntil` null means lifetime.
+ */
+export function toPublicEntitlements(projection: ProjectionDoc | null, now: number): PublicEntitlement[] {
+  if (!projection) return [];
+  return Object.values(projection.entitlements)
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((entitlement) => ({
+      object: 'entitlement' as const,
+      key: entitlement.key,
+      isActive: isActiveAt(entitlement.validUntil, now),
+      validUntil: entitlement.validUntil === null ? null : toUnixSeconds(entitlement.validUntil),
+      source: { rail: entitlement.source.rail, productId: entitlement.source.productId, subscriptionId: entitlement.source.subscriptionId },
+      updatedAt: toUnixSeconds(entitlement.updatedAt),
+    }));
+}
+
+/** Active until the end instant (exclusive); null is lifetime. */
+export const isActiveAt = (validUntil: number | null, now: number): boolean => validUntil === null || validUntil > now;
