@@ -3,7 +3,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'test/tsconfig.json' }], '^.+/node_modules/jose/.+\\.js$': '<rootDir>/test/support/esmTransform.js' },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'test/tsconfig.json' }], '^.+/node_modules/jose/.+\\.js$': '<rootDir>/test/support/esmTransform.js' },
   // jose 6 ships only ES modules; let the transform above compile it for Jest's CommonJS runtime.
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   globalSetup: '<rootDir>/test/support/globalSetup.ts',

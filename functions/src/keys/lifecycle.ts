@@ -1,4 +1,4 @@
-import type { Firestore, Transaction } from 'firebase-admin/firestore';
+import { FieldValue, type Firestore, type Transaction } from 'firebase-admin/firestore';
 import { OperatorError } from '../cli/operatorError';
 import { DAY } from '../clock';
 import { getApp } from '../projects/repository';
@@ -57,7 +57,8 @@ function writeNewKey(db: Firestore, tx: Transaction, record: KeyRecord, key: str
 }
 
 function journal(db: Firestore, tx: Transaction, appId: string, activity: KeyActivity): void {
-  tx.create(keyActivityCollection(db, appId).doc(), activity);
+  // The commit time orders entries that share a clock reading.
+  tx.create(keyActivityCollection(db, appId).doc(), { ...activity, recordedAt: FieldValue.serverTimestamp() });
 }
 
 export interface CreateKeysInput {
@@ -174,7 +175,7 @@ export async function listKeys(db: Firestore, appId: string, now: number): Promi
   const [pub, secret, activity] = await Promise.all([
     db.collection(PUBLISHABLE_KEYS).where('appId', '==', appId).get(),
     db.collection(SECRET_KEYS).where('appId', '==', appId).get(),
-    keyActivityCollection(db, appId).orderBy('at', 'asc').get(),
+    keyActivityCollection(db, appId).orderBy('at', 'asc').orderBy('recordedAt', 'asc').get(),
   ]);
   const keys = [...pub.docs, ...secret.docs]
     .map((doc) => doc.data() as KeyRecord)
@@ -190,7 +191,13 @@ export async function listKeys(db: Firestore, appId: string, now: number): Promi
       revokedAt: r.revokedAt,
       scopes: r.scopes,
     }));
-  return { keys, activity: activity.docs.map((d) => d.data() as KeyActivity) };
+  return {
+    keys,
+    activity: activity.docs.map((d) => {
+      const { recordedAt: _recordedAt, ...entry } = d.data();
+      return entry as KeyActivity;
+    }),
+  };
 }
 
 /** Copies a changed allowlist onto every publishable key of the app (the key gate reads only the key). */

@@ -1,0 +1,57 @@
+/**
+ * Guarantees of the deployment surface: the compiled entry point exports one function per
+ * endpoint group, every Hosting rewrite targets an exported function, and every route (with
+ * and without /v1, legacy aliases included) is rewritten to the function of its own group.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GROUP_FUNCTIONS, GROUPS, type GroupName } from '../../functions/src/app/groups';
+
+const root = join(__dirname, '..', '..');
+const firebaseJson = JSON.parse(readFileSync(join(root, 'firebase.json'), 'utf8'));
+const rewrites: { source: string; function: { functionId: string } }[] = firebaseJson.hosting.rewrites;
+
+/** Firebase Hosting glob: `**` any path, `*` one segment. */
+function globToRegExp(glob: string): RegExp {
+  const body = glob
+    .split('**')
+    .map((part) => part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))
+    .join('.*');
+  return new RegExp(`^${body}$`);
+}
+
+function functionFor(path: string): string | undefined {
+  return rewrites.find((r) => globToRegExp(r.source).test(path))?.function.functionId;
+}
+
+it('targets Node 22 and exports one function per endpoint group', () => {
+  expect(firebaseJson.functions[0].runtime).toBe('nodejs22');
+  // The compiled entry point, as deployed (npm test builds it first).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const entry = require(join(root, 'functions', 'lib', 'index.js'));
+  for (const name of Object.values(GROUP_FUNCTIONS)) expect(typeof entry[name]).toBe('function');
+  for (const rewrite of rewrites) expect(typeof entry[rewrite.function.functionId]).toBe('function');
+});
+
+it('rewrites every route, with and without /v1, to its own group', () => {
+  for (const [group, routes] of Object.entries(GROUPS) as [GroupName, (typeof GROUPS)[GroupName]][]) {
+    for (const route of routes) {
+      for (const path of [route.path, ...(route.aliases ?? [])]) {
+        const concrete = path.replace(/:[A-Za-z]+/g, 'sample_1');
+        expect([concrete, functionFor(concrete)]).toEqual([concrete, GROUP_FUNCTIONS[group]]);
+        const bare = concrete.replace(/^\/v1/, '');
+        expect([bare, functionFor(bare)]).toEqual([bare, GROUP_FUNCTIONS[group]]);
+      }
+    }
+  }
+});
+
+it('sends unknown paths to a function that answers them (400, never a Hosting 404)', () => {
+  expect(functionFor('/v1/not/a/route')).toBe(GROUP_FUNCTIONS.platform);
+});
+
+it('denies all client access in firestore.rules', () => {
+  const rules = readFileSync(join(root, 'firestore.rules'), 'utf8');
+  expect(rules).toMatch(/allow read, write: if false;/);
+  expect(rules).not.toMatch(/if true/);
+});
