@@ -28,6 +28,15 @@ export interface IdentityIndexEntry {
   /** `verified` when linked with a verified identity token; otherwise `self_asserted`. */
   assurance: 'verified' | 'self_asserted' | 'rail';
   createdAt: number;
+  /** When the identifier was last linked or re-confirmed (identify, resolve, rail). */
+  updatedAt?: number;
+  /**
+   * Anonymous (device) entries only: when a verified identity token was last presented for this
+   * customer on this device (the trust-tier device binding; tier 2 lasts 90 days from here).
+   */
+  verifiedAt?: number | null;
+  /** Developer entries only: times of the recent identify calls (the per-userId velocity cap). */
+  recentIdentifies?: number[];
 }
 
 export interface CustomerRecord {
@@ -38,8 +47,23 @@ export interface CustomerRecord {
   traits: Record<string, string | number | boolean | null>;
   /** Identifiers linked to this customer, mirrored from the identity index. */
   identities: { kind: IdentityKind; id: string }[];
-  /** `erasure_pending` once a forget request is accepted; `erased` after the worker ran. */
-  status: 'active' | 'erasure_pending' | 'erased';
+  /**
+   * `erasure_pending` once a forget request is accepted; `erased` after the worker ran;
+   * `merged` once an operator merged it into `mergedInto` (its identifiers and grants moved).
+   */
+  status: 'active' | 'erasure_pending' | 'erased' | 'merged';
+  /** Set with status `merged`: the canonical customer that absorbed this one. */
+  mergedInto?: string;
+  /** Set by a forget request; `completedAt` once the erasure worker has run. */
+  erasure?: ErasureState;
+}
+
+export interface ErasureState {
+  requestedAt: number;
+  /** The audit entry of the decision (one per customer, however often forget is repeated). */
+  auditEventId: string;
+  taskId: string;
+  completedAt: number | null;
 }
 
 export const CUSTOMER_ID_PREFIX = 'cdcust_';

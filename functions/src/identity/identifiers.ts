@@ -1,0 +1,44 @@
+import { invalidParam } from '../http/errors';
+
+/** The identifier rules of `POST /v1/identify` (and every other place a hint arrives). */
+export const USER_ID_PATTERN = /^[A-Za-z0-9_.:@-]{1,256}$/;
+export const ANONYMOUS_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+/** Lowercase RFC 4122 UUID (versions 1–5, variant 10xx), as App Store appAccountTokens are. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const EMAIL_MAX_LENGTH = 320;
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+
+export const isUserId = (value: unknown): value is string => typeof value === 'string' && USER_ID_PATTERN.test(value);
+export const isAnonymousId = (value: unknown): value is string => typeof value === 'string' && ANONYMOUS_ID_PATTERN.test(value);
+
+export function requireUserId(value: unknown, field = 'userId'): string {
+  if (value === undefined || value === null || value === '') throw invalidParam(`Missing required field \`${field}\`.`);
+  if (!isUserId(value)) throw invalidParam(`Invalid value for \`${field}\`: 1–256 characters of letters, digits and _ - . : @.`);
+  return value;
+}
+
+export function requireAnonymousId(value: unknown, field = 'anonymousId'): string {
+  if (value === undefined || value === null || value === '') throw invalidParam(`Missing required field \`${field}\`.`);
+  if (!isAnonymousId(value)) throw invalidParam(`Invalid value for \`${field}\`: 1–128 characters of letters, digits, _ and -.`);
+  return value;
+}
+
+export function optionalAppAccountToken(value: unknown, field = 'appAccountToken'): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !UUID_PATTERN.test(value)) throw invalidParam(`Invalid value for \`${field}\`: must be a lowercase RFC 4122 UUID.`);
+  return value;
+}
+
+export function optionalEmail(value: unknown, field = 'email'): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(value)) {
+    throw invalidParam(`Invalid value for \`${field}\`: must be an email address of at most ${EMAIL_MAX_LENGTH} characters.`);
+  }
+  return value;
+}
+
+export function optionalToken(value: unknown, field = 'idToken'): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value === '' || value.length > 16_384) throw invalidParam(`Invalid value for \`${field}\`: must be a non-empty token string.`);
+  return value;
+}

@@ -1,0 +1,193 @@
+import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
+import type { EnvScope } from '../store/scope';
+import { conflictId, conflictRef, type ConflictRecord } from './conflictModel';
+import { identityDocId, newCustomerId, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from './model';
+import { customerRef, identityRef } from './refs';
+import { mergeTraits, traitsEqual, type Traits } from './traits';
+import { runIdentityTransaction } from './transactions';
+import { admitCall, VELOCITY_LIMIT, VELOCITY_WINDOW_MS, VelocityExceeded } from './velocity';
+
+export type Assurance = IdentityIndexEntry['assurance'];
+
+export interface Hint {
+  kind: IdentityKind;
+  id: string;
+}
+
+export interface LinkRequest {
+  /** In order of authority: on a conflict, a developer hint's customer wins, else the first known. */
+  hints: Hint[];
+  assurance: Assurance;
+  now: number;
+  /** Identify only: profile fields merged into the canonical customer. */
+  profile?: { email: string | null; traits: Traits };
+  /** Identify only: enforce the per-userId velocity cap on the developer hint's document. */
+  velocityUserId?: string;
+  /** A verified identity token was presented on this device: stamp its anonymous binding. */
+  deviceVerified?: boolean;
+}
+
+export interface LinkResult {
+  customerId: string | null;
+  mergePending: boolean;
+  created: boolean;
+  conflictId: string | null;
+}
+
+const ASSURANCE_RANK: Record<Assurance, number> = { self_asserted: 0, rail: 1, verified: 2 };
+
+/**
+ * The transactional core of identify (and of out-of-band resolution of event hints).
+ *
+ * Within one transaction: read every hint's identity-index document (direct reads by
+ * deterministic id) and the customers they point at; then
+ * - no hint known → create one customer and an index entry per hint with `create()`, so two
+ *   racing calls cannot both succeed: the loser retries, reads the winner's entries and links
+ *   to that customer;
+ * - one customer → link the unknown hints to it;
+ * - several customers → keep them apart, return the developer-user-id customer as canonical,
+ *   link unknown hints to it, and queue one conflict record for operator review.
+ * Entries pointing at a customer that is being erased, erased or merged away are stale and are
+ * replaced, so a forgotten user who logs in again starts as a new customer.
+ */
+export async function linkIdentities(scope: EnvScope, request: LinkRequest): Promise<LinkResult> {
+  const hints = uniqueHints(request.hints);
+  if (hints.length === 0) return { customerId: null, mergePending: false, created: false, conflictId: null };
+  return runIdentityTransaction(scope, (tx) => linkInTransaction(tx, scope, hints, request));
+}
+
+async function linkInTransaction(tx: Transaction, scope: EnvScope, hints: Hint[], request: LinkRequest): Promise<LinkResult> {
+  const { now } = request;
+  const refs = hints.map((hint) => identityRef(scope, hint.kind, hint.id));
+  const snapshots = await tx.getAll(...refs);
+  const entries = snapshots.map((s) => (s.exists ? (s.data() as IdentityIndexEntry) : null));
+
+  const pointedAt = [...new Set(entries.flatMap((e) => (e ? [e.customerId] : [])))];
+  const customers = new Map<string, CustomerRecord>();
+  if (pointedAt.length > 0) {
+    const customerSnaps = await tx.getAll(...pointedAt.map((id) => customerRef(scope, id)));
+    for (const snap of customerSnaps) {
+      const record = snap.exists ? (snap.data() as CustomerRecord) : null;
+      if (record && record.status === 'active') customers.set(record.customerId, record);
+    }
+  }
+  const live = entries.map((e) => (e && customers.has(e.customerId) ? e : null));
+  const liveCustomerIds = [...new Set(live.flatMap((e) => (e ? [e.customerId] : [])))];
+
+  const velocityIndex = request.velocityUserId === undefined ? -1 : hints.findIndex((h) => h.kind === 'developer' && h.id === request.velocityUserId);
+  const velocityTimes = velocityIndex >= 0 ? enforceVelocity(entries[velocityIndex], now) : null;
+
+  let canonical: string;
+  let created = false;
+  let mergePending = false;
+  let conflict: string | null = null;
+  if (liveCustomerIds.length === 0) {
+    canonical = newCustomerId();
+    created = true;
+  } else {
+    const developerIndex = hints.findIndex((h, i) => h.kind === 'developer' && live[i] !== null);
+    canonical = developerIndex >= 0 ? live[developerIndex]!.customerId : liveCustomerIds[0];
+    if (liveCustomerIds.length > 1) {
+      conflict = conflictId(scope, liveCustomerIds);
+      const existing = await tx.get(conflictRef(scope, conflict));
+      mergePending = queueConflict(tx, scope, existing, conflict, canonical, liveCustomerIds, hints, live, now);
+    }
+  }
+
+  // Writes (all reads are done).
+  const linkedNow: Hint[] = [];
+  hints.forEach((hint, i) => {
+    const ref = refs[i];
+    const entry = live[i];
+    const extra: Partial<IdentityIndexEntry> = {};
+    if (i === velocityIndex && velocityTimes) extra.recentIdentifies = velocityTimes;
+    if (request.deviceVerified && hint.kind === 'anonymous') extra.verifiedAt = now;
+    if (!entry) {
+      const fresh: IdentityIndexEntry = { kind: hint.kind, id: hint.id, customerId: canonical, assurance: request.assurance, createdAt: now, updatedAt: now, ...extra };
+      if (snapshots[i].exists) tx.set(ref, fresh);
+      else tx.create(ref, fresh);
+      linkedNow.push(hint);
+      return;
+    }
+    const update: Partial<IdentityIndexEntry> = { ...extra };
+    if (entry.customerId === canonical && ASSURANCE_RANK[request.assurance] > ASSURANCE_RANK[entry.assurance]) update.assurance = request.assurance;
+    if (entry.customerId !== canonical) delete update.verifiedAt; // never vouch for another customer's device
+    if (Object.keys(update).length > 0) tx.update(ref, { ...update, updatedAt: now });
+  });
+
+  writeCustomer(tx, scope, canonical, created ? null : customers.get(canonical)!, linkedNow, request);
+  return { customerId: canonical, mergePending, created, conflictId: conflict };
+}
+
+function enforceVelocity(entry: IdentityIndexEntry | null, now: number): number[] {
+  const decision = admitCall(entry?.recentIdentifies ?? [], now, VELOCITY_LIMIT, VELOCITY_WINDOW_MS);
+  if (!decision.admitted) throw new VelocityExceeded(decision.retryAfterMs);
+  return decision.times;
+}
+
+/** Creates the conflict once; returns whether a merge is still pending review. */
+function queueConflict(
+  tx: Transaction,
+  scope: EnvScope,
+  existing: DocumentSnapshot,
+  id: string,
+  canonical: string,
+  customerIds: string[],
+  hints: Hint[],
+  live: (IdentityIndexEntry | null)[],
+  now: number,
+): boolean {
+  if (existing.exists) return (existing.data() as ConflictRecord).status === 'open';
+  const record: ConflictRecord = {
+    conflictId: id,
+    projectId: scope.projectId,
+    env: scope.env,
+    status: 'open',
+    canonicalCustomerId: canonical,
+    otherCustomerIds: customerIds.filter((c) => c !== canonical),
+    identities: hints.flatMap((hint, i) => (live[i] ? [{ kind: hint.kind, id: hint.id, customerId: live[i]!.customerId }] : [])),
+    createdAt: now,
+    resolvedAt: null,
+  };
+  tx.create(conflictRef(scope, id), record);
+  return true;
+}
+
+function writeCustomer(tx: Transaction, scope: EnvScope, customerId: string, current: CustomerRecord | null, linkedNow: Hint[], request: LinkRequest): void {
+  const { now, profile } = request;
+  if (!current) {
+    const record: CustomerRecord = {
+      customerId,
+      createdAt: now,
+      updatedAt: now,
+      email: profile?.email ?? null,
+      traits: mergeTraits({}, profile?.traits ?? {}),
+      identities: linkedNow.map(({ kind, id }) => ({ kind, id })),
+      status: 'active',
+    };
+    tx.create(customerRef(scope, customerId), record);
+    return;
+  }
+  const update: Partial<CustomerRecord> = {};
+  if (linkedNow.length > 0) {
+    const known = new Set(current.identities.map((i) => identityDocId(i.kind, i.id)));
+    const added = linkedNow.filter((h) => !known.has(identityDocId(h.kind, h.id))).map(({ kind, id }) => ({ kind, id }));
+    if (added.length > 0) update.identities = [...current.identities, ...added];
+  }
+  if (profile?.email && profile.email !== current.email) update.email = profile.email;
+  if (profile && Object.keys(profile.traits).length > 0) {
+    const merged = mergeTraits(current.traits ?? {}, profile.traits);
+    if (!traitsEqual(merged, current.traits ?? {})) update.traits = merged;
+  }
+  if (Object.keys(update).length > 0) tx.update(customerRef(scope, customerId), { ...update, updatedAt: now });
+}
+
+function uniqueHints(hints: Hint[]): Hint[] {
+  const seen = new Set<string>();
+  return hints.filter((hint) => {
+    const key = identityDocId(hint.kind, hint.id);
+    if (seen.has(key) || hint.id === '') return false;
+    seen.add(key);
+    return true;
+  });
+}

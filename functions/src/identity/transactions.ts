@@ -1,0 +1,24 @@
+import type { Transaction } from 'firebase-admin/firestore';
+import type { EnvScope } from '../store/scope';
+
+/** gRPC codes a racing writer produces: ABORTED (contention) and ALREADY_EXISTS (a lost create()). */
+const RETRYABLE_CODES = new Set([6, 10]);
+const MAX_ROUNDS = 8;
+
+/**
+ * Runs a transaction, retrying beyond the SDK's own attempts when concurrent writers race on
+ * the same identity documents (many parallel identify calls for one new user). A lost
+ * `create()` surfaces as ALREADY_EXISTS; the next round reads the winner's document and links
+ * to it instead. Non-retryable errors (including the caller's own) propagate at once.
+ */
+export async function runIdentityTransaction<T>(scope: EnvScope, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  for (let round = 1; ; round += 1) {
+    try {
+      return await scope.runTransaction(fn);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (round >= MAX_ROUNDS || typeof code !== 'number' || !RETRYABLE_CODES.has(code)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * round));
+    }
+  }
+}
