@@ -2,6 +2,7 @@ import type { Command } from './command';
 import { demoCommands } from './commands/demo';
 import { keyCommands } from './commands/keys';
 import { projectCommands } from './commands/projects';
+import { symbolicateCommands } from './commands/symbolicate';
 
 /** Every operator command. A capability adds its own file under commands/ and lists it here. */
-export const COMMANDS: Command[] = [...projectCommands, ...keyCommands, ...demoCommands];
+export const COMMANDS: Command[] = [...projectCommands, ...keyCommands, ...demoCommands, ...symbolicateCommands];
