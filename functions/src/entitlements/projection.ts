@@ -1,4 +1,4 @@
-import type { Transaction } from 'firebase-admin/firestore';
+import type { DocumentReference, DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
 import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';
 
@@ -73,3 +73,9 @@ export function writeProjection(tx: Transaction, scope: EnvScope, customerId: st
 
 export const projectionRef = (scope: EnvScope, customerId: string) => scope.doc(PROJECTIONS, customerId);
 export const grantRef = (scope: EnvScope, grantId: string) => scope.doc(GRANTS, grantId);
+
+/** `tx.getAll` of several documents, counted as one round trip. */
+export async function getAllInTx(tx: Transaction, scope: EnvScope, refs: DocumentReference[]): Promise<DocumentSnapshot[]> {
+  scope.roundTrips.add();
+  return tx.getAll(...refs);
+}

@@ -1,5 +1,5 @@
 import { toUnixSeconds } from '../clock';
-import type { ProjectionDoc, PublicEntitlement } from './model';
+import type { GrantRecord, ProjectionDoc, PublicEntitlement } from './model';
 
 /**
  * The frozen `PublicEntitlement` shape, built from a stored projection. Ordered by key, so every
@@ -23,3 +23,19 @@ export function toPublicEntitlements(projection: ProjectionDoc | null, now: numb
 
 /** Active until the end instant (exclusive); null is lifetime. */
 export const isActiveAt = (validUntil: number | null, now: number): boolean => validUntil === null || validUntil > now;
+
+/**
+ * One grant in the public shape (grant and revoke responses): a revoked grant is inactive and
+ * reports the revocation instant as its end.
+ */
+export function grantToPublic(grant: GrantRecord, now: number): PublicEntitlement {
+  const end = grant.revokedAt ?? grant.validUntil;
+  return {
+    object: 'entitlement',
+    key: grant.entitlementKey,
+    isActive: grant.revokedAt === null && isActiveAt(grant.validUntil, now),
+    validUntil: end === null ? null : toUnixSeconds(end),
+    source: { rail: grant.source.rail, productId: grant.source.productId, subscriptionId: grant.source.subscriptionId },
+    updatedAt: toUnixSeconds(grant.updatedAt),
+  };
+}

@@ -1,5 +1,6 @@
 import type { EnvScope } from '../store/scope';
-import { linkIdentities, type Assurance } from './link';
+import { linkIdentities, type Assurance, type LinkResult } from './link';
+import type { Traits } from './traits';
 import type { IdentityIndexEntry, IdentityKind } from './model';
 import { customerRef, identityRef } from './refs';
 
@@ -30,4 +31,18 @@ export async function linkHints(
 ): Promise<{ customerId: string | null; mergePending: boolean }> {
   const result = await linkIdentities(scope, { hints, assurance, now });
   return { customerId: result.customerId, mergePending: result.mergePending };
+}
+
+/**
+ * Bulk migration: linkHints with the row's profile (email stored, never used to merge; traits
+ * merged additively), also telling whether the customer was minted now and which conflict,
+ * if any, the row's identifiers revealed.
+ */
+export async function linkMigratedUser(
+  scope: EnvScope,
+  hints: { kind: IdentityKind; id: string }[],
+  profile: { email: string | null; traits: Traits },
+  now: number,
+): Promise<LinkResult> {
+  return linkIdentities(scope, { hints, assurance: 'self_asserted', now, profile });
 }

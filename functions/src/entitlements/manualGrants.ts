@@ -1,0 +1,203 @@
+import { appendAudit, newServerEventId } from '../audit/append';
+import type { AuditEntry } from '../audit/model';
+import { invalidParam } from '../http/errors';
+import { customerRef } from '../identity/repository';
+import { randomToken } from '../keys/format';
+import type { EnvScope } from '../store/scope';
+import { catalogEntitlementRef, registerMissingKeys } from './catalog';
+import { requireKnownCustomer } from './customerIds';
+import { grantEnd, laterEnd, type GrantDuration } from './durations';
+import type { GrantRecord } from './model';
+import { getAllInTx, grantRef, projectionRef, readCustomerGrants, writeProjection } from './projection';
+import { isActiveAt } from './publicShape';
+
+/**
+ * Manual grants and revokes from the server API. Each runs in one transaction that reads the
+ * customer, the projection and the customer's grants, writes the grant, the rewritten
+ * projection and one audit entry, so the three can never disagree. Reading the projection in
+ * every such transaction also serialises concurrent changes of one customer.
+ */
+
+/** Who asked: kept on the audit entry (the operator surface). */
+export interface Actor {
+  requestId: string;
+  keyId: string;
+}
+
+export interface GrantCommand {
+  customerId: string;
+  entitlementKey: string;
+  duration: GrantDuration;
+  reason: string;
+}
+
+export interface RevokeCommand {
+  customerId: string;
+  entitlementKey: string;
+  reason: string;
+}
+
+export interface MutationOutcome {
+  /** The manual grant as it is after the change. */
+  grant: GrantRecord;
+  audit: AuditEntry;
+}
+
+export const MANUAL_PRODUCT_ID = 'manual';
+export const newGrantId = (): string => `grt_${randomToken(24)}`;
+
+/** Unrevoked, unexpired manual grants of one key (server grants and migration grants alike). */
+export function activeManualGrants(grants: readonly GrantRecord[], key: string, now: number): GrantRecord[] {
+  return grants.filter((g) => g.entitlementKey === key && g.source.rail === 'manual' && g.revokedAt === null && isActiveAt(g.validUntil, now));
+}
+
+/**
+ * Grants `entitlementKey` by hand. When the key is already manually active the existing grant
+ * is extended to the later end (lifetime wins); when that changes nothing the attempt is
+ * still audited, as `no_op`.
+ */
+export async function grantManually(scope: EnvScope, command: GrantCommand, actor: Actor, now: number): Promise<MutationOutcome> {
+  const { customerId, entitlementKey } = command;
+  return scope.runTransaction(async (tx) => {
+    const [customer, , catalogEntry] = await getAllInTx(tx, scope, [
+      customerRef(scope, customerId),
+      projectionRef(scope, customerId),
+      catalogEntitlementRef(scope, entitlementKey),
+    ]);
+    requireKnownCustomer(customer, customerId);
+    const grants = await readCustomerGrants(tx, scope, customerId);
+    const requestedEnd = grantEnd(command.duration, now);
+    const current = latestEnding(activeManualGrants(grants, entitlementKey, now));
+
+    let grant: GrantRecord;
+    let decision: AuditEntry['decision'] = 'applied';
+    if (current) {
+      const end = laterEnd(current.validUntil, requestedEnd);
+      if (end === current.validUntil) {
+        grant = current;
+        decision = 'no_op';
+      } else {
+        grant = { ...current, validUntil: end, updatedAt: now };
+        tx.set(grantRef(scope, grant.grantId), grant);
+      }
+    } else {
+      const grantId = newGrantId();
+      grant = {
+        grantId,
+        customerId,
+        entitlementKey,
+        source: { rail: 'manual', productId: MANUAL_PRODUCT_ID, subscriptionId: grantId },
+        validUntil: requestedEnd,
+        revokedAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      tx.create(grantRef(scope, grantId), grant);
+    }
+    registerMissingKeys(tx, scope, [catalogEntry], 'grant', now);
+    writeProjection(tx, scope, customerId, replaceGrants(grants, [grant]), now);
+    const audit = appendAudit(tx, scope, {
+      eventId: newServerEventId('grant'),
+      rail: 'manual',
+      eventType: 'entitlement.granted_manually',
+      customerId,
+      subscriptionId: grant.grantId,
+      decision,
+      reason: command.reason,
+      fromState: current ? 'active' : 'inactive',
+      toState: 'active',
+      signatureVerified: false,
+      reconciledWithProvider: false,
+      rawEventReceivedAt: now,
+      processedAt: now,
+      details: {
+        surface: 'server_api',
+        requestId: actor.requestId,
+        keyId: actor.keyId,
+        entitlementKey,
+        duration: command.duration,
+        grantId: grant.grantId,
+        previousValidUntil: current ? current.validUntil : null,
+        validUntil: grant.validUntil,
+      },
+    });
+    return { grant, audit };
+  });
+}
+
+/**
+ * Revokes a manual grant of `entitlementKey`. Only an active manual grant can be revoked; a
+ * rail-derived entitlement has to be cancelled or refunded on its rail, and stays active when
+ * a manual grant of the same key is revoked.
+ */
+export async function revokeManually(scope: EnvScope, command: RevokeCommand, actor: Actor, now: number): Promise<MutationOutcome> {
+  const { customerId, entitlementKey } = command;
+  return scope.runTransaction(async (tx) => {
+    const [customer] = await getAllInTx(tx, scope, [customerRef(scope, customerId), projectionRef(scope, customerId)]);
+    requireKnownCustomer(customer, customerId);
+    const grants = await readCustomerGrants(tx, scope, customerId);
+    const active = activeManualGrants(grants, entitlementKey, now);
+    if (active.length === 0) throw notRevocable(grants, entitlementKey);
+
+    const revoked = active.map((g) => ({ ...g, revokedAt: now, updatedAt: now }));
+    for (const grant of revoked) tx.set(grantRef(scope, grant.grantId), grant);
+    writeProjection(tx, scope, customerId, replaceGrants(grants, revoked), now);
+    const grant = latestEnding(revoked)!;
+    const audit = appendAudit(tx, scope, {
+      eventId: newServerEventId('revoke'),
+      rail: 'manual',
+      eventType: 'entitlement.revoked_manually',
+      customerId,
+      subscriptionId: grant.grantId,
+      decision: 'applied',
+      reason: command.reason,
+      fromState: 'active',
+      toState: 'revoked',
+      signatureVerified: false,
+      reconciledWithProvider: false,
+      rawEventReceivedAt: now,
+      processedAt: now,
+      details: {
+        surface: 'server_api',
+        requestId: actor.requestId,
+        keyId: actor.keyId,
+        entitlementKey,
+        grantIds: revoked.map((g) => g.grantId),
+      },
+    });
+    return { grant, audit };
+  });
+}
+
+/** Why there is nothing to revoke, as the `400 invalid_param_value` the client sees. */
+function notRevocable(grants: readonly GrantRecord[], key: string) {
+  const ofKey = grants.filter((g) => g.entitlementKey === key);
+  const manual = ofKey.filter((g) => g.source.rail === 'manual');
+  const rail = ofKey.find((g) => g.source.rail !== 'manual');
+  if (manual.length === 0 && rail) {
+    return invalidParam(
+      `Entitlement \`${key}\` comes from the ${rail.source.rail} rail and cannot be revoked here; cancel or refund the purchase on the rail instead.`,
+    );
+  }
+  if (manual.length === 0) return invalidParam(`Customer has no manual grant of \`${key}\` to revoke.`);
+  // None is active: an unrevoked one has run out, otherwise all were revoked already.
+  if (manual.some((g) => g.revokedAt === null)) return invalidParam(`The manual grant of \`${key}\` has already expired.`);
+  return invalidParam(`The manual grant of \`${key}\` is already revoked.`);
+}
+
+/** The grant that ends last (lifetime first); ties to the smaller id. */
+function latestEnding(grants: readonly GrantRecord[]): GrantRecord | undefined {
+  return [...grants].sort((a, b) => {
+    const endA = a.validUntil ?? Number.POSITIVE_INFINITY;
+    const endB = b.validUntil ?? Number.POSITIVE_INFINITY;
+    if (endA !== endB) return endB - endA;
+    return a.grantId < b.grantId ? -1 : 1;
+  })[0];
+}
+
+/** The customer's grant list with `changed` replacing (or adding) grants of the same id. */
+export function replaceGrants(grants: readonly GrantRecord[], changed: readonly GrantRecord[]): GrantRecord[] {
+  const byId = new Map(grants.map((g) => [g.grantId, g]));
+  for (const grant of changed) byId.set(grant.grantId, grant);
+  return [...byId.values()];
+}
