@@ -5,10 +5,13 @@
  */
 import { setGlobalOptions } from 'firebase-functions/v2';
 import { onRequest } from 'firebase-functions/v2/https';
+import { onTaskDispatched } from 'firebase-functions/v2/tasks';
 import { createDeps, type Deps } from './app/deps';
 import { GROUPS, type GroupName } from './app/groups';
 import { createApiApp } from './http/pipeline';
 import { CloudTasksQueue } from './tasks/cloudTasksQueue';
+import { runTask } from './tasks/handlers';
+import { RETRY_POLICY, type QueueName } from './tasks/queue';
 
 const REGION = process.env.FUNCTION_REGION || 'us-central1';
 setGlobalOptions({ region: REGION, memory: '512MiB', concurrency: 80 });
@@ -32,3 +35,13 @@ export const purchasesApi = groupFunction('purchases');
 export const serverApi = groupFunction('server');
 export const sourcemapsApi = groupFunction('sourcemaps');
 export const webhooksApi = groupFunction('webhooks');
+
+/** A Cloud Tasks queue function: runs the queue's handler; a throw makes Cloud Tasks retry. */
+function taskFunction(queue: QueueName) {
+  return onTaskDispatched<Record<string, unknown>>({ retryConfig: { ...RETRY_POLICY } }, async (req) => {
+    await runTask(queue, req.data, getDeps());
+  });
+}
+
+/** Name fixed by tasks/cloudTasksQueue.ts QUEUE_FUNCTIONS. */
+export const identityResolutionTask = taskFunction('identityResolution');

@@ -9,13 +9,14 @@ import { ApiError } from './errors';
 const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
 addFormats(ajv);
 
-export type Validator<T> = (value: unknown) => T;
+/** `at`: JSON pointer of `value` inside the body (e.g. `/events/3`), so messages name the full field. */
+export type Validator<T> = (value: unknown, at?: string) => T;
 
 export function compileSchema<T>(schema: Schema): Validator<T> {
   const validate = ajv.compile(schema);
-  return (value: unknown): T => {
+  return (value: unknown, at = ''): T => {
     if (validate(value)) return value as T;
-    throw new ApiError('invalid_param_value', describe(validate.errors?.[0]));
+    throw new ApiError('invalid_param_value', describe(validate.errors?.[0], at));
   };
 }
 
@@ -26,15 +27,16 @@ export function fieldPath(instancePath: string, extra?: string): string {
   return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
 }
 
-function describe(error: ErrorObject | undefined): string {
+function describe(error: ErrorObject | undefined, at: string): string {
   if (!error) return 'The request body is invalid.';
+  const instancePath = at + error.instancePath;
   if (error.keyword === 'required') {
-    return `Missing required field \`${fieldPath(error.instancePath, String(error.params.missingProperty))}\`.`;
+    return `Missing required field \`${fieldPath(instancePath, String(error.params.missingProperty))}\`.`;
   }
   if (error.keyword === 'additionalProperties') {
-    return `Unknown field \`${fieldPath(error.instancePath, String(error.params.additionalProperty))}\`.`;
+    return `Unknown field \`${fieldPath(instancePath, String(error.params.additionalProperty))}\`.`;
   }
-  const field = fieldPath(error.instancePath) || 'body';
+  const field = fieldPath(instancePath) || 'body';
   if (error.keyword === 'enum') {
     return `Invalid value for \`${field}\`: must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`;
   }

@@ -6,6 +6,8 @@ export interface ProjectRecord {
   name: string;
   archived: boolean;
   createdAt: number;
+  /** Days telemetry events are kept (TTL); absent means the deployment default (events/retention.ts). */
+  telemetryRetentionDays?: number;
 }
 
 /** Which key of each kind is current for an environment (a rotated-out key is not). */

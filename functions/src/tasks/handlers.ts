@@ -1,4 +1,5 @@
 import type { Deps } from '../app/deps';
+import { resolveEventIdentities } from '../events/resolution';
 import type { QueueName } from './queue';
 
 /** A task handler: throw to have the task retried, return when it is done (or to drop it). */
@@ -8,7 +9,9 @@ export type TaskHandler = (payload: Record<string, unknown>, deps: Deps) => Prom
  * The handler of each queue. Capability folders own their handlers; this table only wires
  * them to queue names, for the Cloud Tasks functions in index.ts and the in-process queue alike.
  */
-export const TASK_HANDLERS: Partial<Record<QueueName, TaskHandler>> = {};
+export const TASK_HANDLERS: Partial<Record<QueueName, TaskHandler>> = {
+  identityResolution: resolveEventIdentities,
+};
 
 export async function runTask(queue: QueueName, payload: Record<string, unknown>, deps: Deps): Promise<void> {
   const handler = TASK_HANDLERS[queue];
