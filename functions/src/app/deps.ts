@@ -11,6 +11,7 @@ import type { TaskQueue } from '../tasks/queue';
 import { runTask } from '../tasks/handlers';
 import { firestoreLiveness, type LivenessRecorder } from '../sdk/liveness';
 import { createSecretStore, type SecretStore } from '../secrets/store';
+import { JoseIdTokenVerifier, type IdTokenVerifier } from '../identity/idTokens';
 
 /**
  * Everything a handler may use, built once per process. The deployed functions, the local
@@ -26,6 +27,8 @@ export interface Deps {
   liveness: LivenessRecorder;
   /** Rail credentials by reference (Secret Manager deployed, env vars / .secrets.local.json locally). */
   secrets: SecretStore;
+  /** Verifies developers' identity tokens against each project's identity provider. */
+  idTokens: IdTokenVerifier;
 }
 
 export interface DepsOverrides {
@@ -36,6 +39,7 @@ export interface DepsOverrides {
   tasks?: TaskQueue;
   liveness?: LivenessRecorder;
   secrets?: SecretStore;
+  idTokens?: IdTokenVerifier;
 }
 
 export function createDeps(overrides: DepsOverrides = {}): Deps {
@@ -46,7 +50,7 @@ export function createDeps(overrides: DepsOverrides = {}): Deps {
     logs.rateLimiterFailedOpen(id.projectId, id.env, id.bucket, err instanceof Error ? err.message : String(err)),
   );
   const tasks = overrides.tasks ?? new InProcessTaskQueue();
-  const deps: Deps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock) };
+  const deps: Deps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db) };
   if (tasks instanceof InProcessTaskQueue) tasks.attach((queue, payload) => runTask(queue, payload, deps));
   return deps;
 }

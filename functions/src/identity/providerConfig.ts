@@ -1,0 +1,25 @@
+import type { DocumentReference, Firestore } from 'firebase-admin/firestore';
+import { projectRef } from '../keys/paths';
+
+/**
+ * The developer's identity provider, one per project (both environments), at
+ * `projects/{projectId}/settings/identityProvider`; set by `tessera identity-provider set`.
+ * Public material only: issuer, audience, and either the JWKS URL or the JWKS itself (public
+ * keys, stored as JSON text, for providers whose keys are distributed as a file).
+ */
+export interface IdentityProviderConfig {
+  issuer: string;
+  audience: string;
+  jwksUri: string | null;
+  /** JSON text of a JSON Web Key Set (public keys only). */
+  jwks: string | null;
+  updatedAt: number;
+}
+
+export const identityProviderRef = (db: Firestore, projectId: string): DocumentReference =>
+  projectRef(db, projectId).collection('settings').doc('identityProvider');
+
+export async function readIdentityProvider(db: Firestore, projectId: string): Promise<IdentityProviderConfig | null> {
+  const snapshot = await identityProviderRef(db, projectId).get();
+  return snapshot.exists ? (snapshot.data() as IdentityProviderConfig) : null;
+}
