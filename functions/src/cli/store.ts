@@ -7,8 +7,12 @@ import { LOCAL_GCLOUD_PROJECT, RUNNING_FILE } from '../local/paths';
  * credentials: production); the locally running stack (.tessera/running.json).
  */
 export function configureStore(): { target: string } {
-  if (process.env.FIRESTORE_EMULATOR_HOST) {
+  const local = (): void => {
     process.env.GCLOUD_PROJECT ??= LOCAL_GCLOUD_PROJECT;
+    process.env.METADATA_SERVER_DETECTION ??= 'none';
+  };
+  if (process.env.FIRESTORE_EMULATOR_HOST) {
+    local();
     return { target: `emulator ${process.env.FIRESTORE_EMULATOR_HOST}` };
   }
   const project = process.env.GCLOUD_PROJECT || process.env.GOOGLE_CLOUD_PROJECT;
@@ -17,6 +21,7 @@ export function configureStore(): { target: string } {
     const running = JSON.parse(readFileSync(RUNNING_FILE, 'utf8')) as { firestoreEmulatorHost: string; gcloudProject: string };
     process.env.FIRESTORE_EMULATOR_HOST = running.firestoreEmulatorHost;
     process.env.GCLOUD_PROJECT = running.gcloudProject;
+    local();
     return { target: `local stack (emulator ${running.firestoreEmulatorHost})` };
   }
   throw new Error('No store to talk to: start the local stack (npm start), or set GCLOUD_PROJECT (production) or FIRESTORE_EMULATOR_HOST.');

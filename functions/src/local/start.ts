@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { DEMO_SPEC, EXPORT_DIR, LOCAL_GCLOUD_PROJECT, RUNNING_FILE, STATE_DIR } from './paths';
-import { EmulatorMissingError, startEmulator } from './emulator';
+import { EmulatorMissingError, startEmulator, type RunningEmulator } from './emulator';
 
 /**
  * `npm start`: the Firestore emulator, the demo data, and every endpoint group on one port.
@@ -12,6 +12,8 @@ async function main(): Promise<void> {
   const fresh = process.argv.includes('--fresh') || process.env.TESSERA_FRESH === '1';
   const port = Number(process.env.PORT || 8787);
   process.env.GCLOUD_PROJECT ??= LOCAL_GCLOUD_PROJECT;
+  // Locally there is no GCP metadata server to probe.
+  process.env.METADATA_SERVER_DETECTION ??= 'none';
   mkdirSync(STATE_DIR, { recursive: true });
   if (fresh) rmSync(EXPORT_DIR, { recursive: true, force: true });
 
@@ -26,7 +28,15 @@ async function main(): Promise<void> {
     throw err;
   }
   process.env.FIRESTORE_EMULATOR_HOST = emulator.host;
+  try {
+    await serve(emulator, port, fresh);
+  } catch (err) {
+    await emulator.stop();
+    throw err;
+  }
+}
 
+async function serve(emulator: RunningEmulator, port: number, fresh: boolean): Promise<void> {
   // Loaded only now: the Admin SDK reads FIRESTORE_EMULATOR_HOST when it first connects.
   const { createDeps } = await import('../app/deps');
   const { ALL_ROUTES } = await import('../app/groups');

@@ -1,0 +1,43 @@
+import autocannon from 'autocannon';
+import type { BenchRequest } from './scenario';
+
+export interface LoadResult {
+  requestsPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+}
+
+/** Drives one request shape with autocannon for a fixed duration. */
+export async function drive(baseUrl: string, request: BenchRequest, connections: number, seconds: number): Promise<LoadResult> {
+  const result = await autocannon({
+    url: `${baseUrl}${request.path}`,
+    method: request.method,
+    headers: { ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}), ...request.headers },
+    body: request.body !== undefined ? JSON.stringify(request.body) : undefined,
+    connections,
+    duration: seconds,
+  });
+  return {
+    requestsPerSec: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    total: result.requests.total,
+  };
+}
+
+/** Sends the request once and reads the store round trips the server reports for it. */
+export async function roundTripsOf(baseUrl: string, request: BenchRequest): Promise<{ status: number; roundTrips: number | null }> {
+  const response = await fetch(`${baseUrl}${request.path}`, {
+    method: request.method,
+    headers: { ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}), ...request.headers },
+    body: request.body !== undefined ? JSON.stringify(request.body) : undefined,
+  });
+  await response.arrayBuffer();
+  const header = response.headers.get('x-tessera-round-trips');
+  return { status: response.status, roundTrips: header === null ? null : Number(header) };
+}

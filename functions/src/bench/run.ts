@@ -1,0 +1,76 @@
+import { cpus, totalmem } from 'node:os';
+import type { Server } from 'node:http';
+import { LOCAL_GCLOUD_PROJECT } from '../local/paths';
+import { startEmulator } from '../local/emulator';
+import { startFloorServer } from './floor';
+import { drive, roundTripsOf, type LoadResult } from './load';
+
+/**
+ * `npm run bench`: starts the local stack (emulator + every endpoint group), then drives each
+ * scenario with autocannon beside a floor (a bare Node server) measured in the same run, and
+ * prints requests/s, p50/p99 latency and the Firestore round trips per request (warm instance).
+ * BENCH_SECONDS (default 5) sets the duration of each scenario.
+ */
+async function main(): Promise<void> {
+  // The server's structured request logs would dominate the measurement: mute them; the
+  // report is written straight to stdout.
+  const report = (text: string) => process.stdout.write(`${text}\n`);
+  for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) console[level] = () => undefined;
+  const seconds = Number(process.env.BENCH_SECONDS || 5);
+  process.env.GCLOUD_PROJECT ??= LOCAL_GCLOUD_PROJECT;
+  process.env.METADATA_SERVER_DETECTION ??= 'none';
+  process.env.TESSERA_EXPOSE_ROUND_TRIPS = 'true';
+  const emulator = await startEmulator();
+  process.env.FIRESTORE_EMULATOR_HOST = emulator.host;
+  const servers: Server[] = [];
+  try {
+    const { createDeps } = await import('../app/deps');
+    const { ALL_ROUTES } = await import('../app/groups');
+    const { createApiApp } = await import('../http/pipeline');
+    const { randomDemoSpec, seedDemo } = await import('../local/seed');
+    const { SCENARIOS } = await import('./scenarios');
+
+    const deps = createDeps();
+    const app = createApiApp(ALL_ROUTES, deps);
+    const server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    servers.push(server);
+    const address = server.address();
+    const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const floor = await startFloorServer();
+    servers.push(floor.server);
+
+    const rows: string[] = [];
+    const line = (name: string, r: LoadResult, trips: string) =>
+      `| ${name} | ${Math.round(r.requestsPerSec)} | ${r.p50} | ${r.p99} | ${r.total - r.non2xx}/${r.total} | ${trips} |`;
+    const floorResult = await drive(floor.url, { method: 'GET', path: '/' }, 10, seconds);
+    rows.push(line('floor: bare node:http, fixed JSON', floorResult, '0'));
+    for (const scenario of SCENARIOS) {
+      // Each scenario gets its own project so that rate limits and data never interact.
+      const project = await seedDemo(deps.db, randomDemoSpec(), deps.clock.now());
+      const request = await scenario.prepare({ deps, project, baseUrl });
+      await roundTripsOf(baseUrl, request); // warm the instance (key cache, connections)
+      const probe = await roundTripsOf(baseUrl, request);
+      const result = await drive(baseUrl, request, scenario.connections ?? 10, seconds);
+      rows.push(line(scenario.name, result, probe.roundTrips === null ? '?' : `${probe.roundTrips} (status ${probe.status})`));
+      process.stderr.write(`measured: ${scenario.name}\n`);
+    }
+    const header = [
+      `Tessera benchmark, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${seconds} s per scenario, local stack on the Firestore emulator`,
+      '',
+      '| scenario | req/s | p50 ms | p99 ms | 2xx/total | store round trips (warm) |',
+      '|---|---|---|---|---|---|',
+    ];
+    report([...header, ...rows].join('\n'));
+  } finally {
+    for (const s of servers) s.close();
+    await emulator.stop();
+  }
+  process.exit(0);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

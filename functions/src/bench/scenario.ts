@@ -1,0 +1,30 @@
+import type { Deps } from '../app/deps';
+import type { DemoProject } from '../local/seed';
+
+/** What a benchmark scenario may use to prepare its request (a seeded project, the store). */
+export interface BenchContext {
+  deps: Deps;
+  project: DemoProject;
+  baseUrl: string;
+}
+
+export interface BenchRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+/**
+ * One line of the benchmark report. `prepare` runs once before the load (seed customers,
+ * grants…) and returns the request that autocannon repeats.
+ */
+export interface Scenario {
+  name: string;
+  prepare(ctx: BenchContext): Promise<BenchRequest>;
+  /** Concurrent connections (default 10). */
+  connections?: number;
+  /** What a successful response looks like (default: 2xx). */
+  expectStatus?: number;
+  note?: string;
+}
