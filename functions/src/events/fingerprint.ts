@@ -8,8 +8,9 @@ import { createHash } from 'node:crypto';
  * v1 = first 32 hex chars of SHA-256 over `v1 \n name \n type \n message`, where
  * - `type` is the first string among properties `errorType`, `type`, `error.type`, `exception.type`;
  * - `message` is the first string among properties `message`, `errorMessage`, `error.message`,
- *   `exception.message`, normalised: UUIDs → `<uuid>`, hex runs of 8+ → `<hex>`, digit runs →
- *   `<n>`, whitespace collapsed, trimmed, cut to 256 chars;
+ *   `exception.message`, normalised: UUIDs → `<uuid>`, `0x…` literals and runs of 8+ hex
+ *   characters mixing digits and letters → `<hex>`, other digit runs → `<n>`, whitespace
+ *   collapsed, trimmed, cut to 256 chars;
  * - a missing type or message counts as the empty string.
  * The level is deliberately not part of it: the same error logged as `warning` and `error` is one
  * error. Variable parts of messages (ids, counts, line numbers) are normalised away so that one
@@ -29,7 +30,8 @@ export function errorFingerprint(name: string, properties: Record<string, unknow
 export function normaliseMessage(message: string): string {
   return message
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>')
-    .replace(/\b(?:0x)?[0-9a-f]*\d[0-9a-f]*\b/gi, (run) => (run.length >= 8 && /[a-f]/i.test(run) ? '<hex>' : run))
+    .replace(/\b0x[0-9a-f]+\b/gi, '<hex>')
+    .replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<hex>')
     .replace(/\d+/g, '<n>')
     .replace(/\s+/g, ' ')
     .trim()

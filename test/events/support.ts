@@ -1,0 +1,46 @@
+import type { DocumentData } from 'firebase-admin/firestore';
+import { eventDocId, type StoredEvent } from '../../functions/src/events/model';
+import type { Env } from '../../functions/src/store/env';
+import { lockHeaders, type SeededProject, type TestService } from '../support/harness';
+
+/** Helpers shared by the events suites (not a suite itself). */
+
+export interface EventInput {
+  name?: string;
+  eventId?: string;
+  timestamp?: number;
+  properties?: Record<string, unknown>;
+  developerUserId?: string;
+  anonymousId?: string;
+  serviceCustomerId?: string;
+  level?: unknown;
+  tags?: unknown;
+  categoryTags?: unknown;
+  [extra: string]: unknown;
+}
+
+export const event = (overrides: EventInput = {}): EventInput => ({ name: 'screen_view', anonymousId: 'device-1', ...overrides });
+
+/** `count` events with distinct event ids under `prefix`. */
+export const events = (count: number, prefix: string, overrides: EventInput = {}): EventInput[] =>
+  Array.from({ length: count }, (_, i) => event({ eventId: `${prefix}-${i}`, ...overrides }));
+
+/** Posts a batch with the iOS publishable key of the given environment (lock headers included). */
+export function postEvents(service: TestService, project: SeededProject, body: unknown, options: { env?: Env; headers?: Record<string, string> } = {}) {
+  const key = project.ios[options.env ?? 'test'].publishable;
+  return service
+    .request()
+    .post('/v1/events')
+    .set({ Authorization: `Bearer ${key}`, ...lockHeaders('ios'), ...(options.headers ?? {}) })
+    .send(body as object);
+}
+
+export async function storedEvents(service: TestService, projectId: string, env: Env = 'test'): Promise<(StoredEvent & DocumentData)[]> {
+  const snapshot = await service.deps.db.collection(`projects/${projectId}/envs/${env}/events`).get();
+  return snapshot.docs.map((doc) => doc.data() as StoredEvent);
+}
+
+export async function storedEvent(service: TestService, projectId: string, eventId: string, env: Env = 'test'): Promise<StoredEvent | null> {
+  const snapshot = await service.deps.db.doc(`projects/${projectId}/envs/${env}/events/${eventDocId(eventId)}`).get();
+  return snapshot.exists ? (snapshot.data() as StoredEvent) : null;
+}
