@@ -1,7 +1,7 @@
 import type { CompiledRoute } from '../http/route';
 import { serverRoutes } from '../entitlements/routes';
 import { eventRoutes } from '../events/routes';
-import { identityRoutes } from '../identity/routes';
+import { identityRoutes, identityServerRoutes } from '../identity/routes';
 import { purchaseRoutes } from '../purchases/routes';
 import { webhookRoutes } from '../rails/routes';
 import { sdkRoutes } from '../sdk/routes';
@@ -18,7 +18,7 @@ export const GROUPS = {
   identity: identityRoutes,
   events: eventRoutes,
   purchases: purchaseRoutes,
-  server: serverRoutes,
+  server: [...serverRoutes, ...identityServerRoutes],
   sourcemaps: sourcemapRoutes,
   webhooks: webhookRoutes,
 } satisfies Record<string, CompiledRoute[]>;

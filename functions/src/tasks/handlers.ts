@@ -1,5 +1,6 @@
 import type { Deps } from '../app/deps';
 import { resolveEventIdentities } from '../events/resolution';
+import { erasureTaskHandler } from '../identity/erasure';
 import type { QueueName } from './queue';
 
 /** A task handler: throw to have the task retried, return when it is done (or to drop it). */
@@ -11,6 +12,7 @@ export type TaskHandler = (payload: Record<string, unknown>, deps: Deps) => Prom
  */
 export const TASK_HANDLERS: Partial<Record<QueueName, TaskHandler>> = {
   identityResolution: resolveEventIdentities,
+  erasure: erasureTaskHandler,
 };
 
 export async function runTask(queue: QueueName, payload: Record<string, unknown>, deps: Deps): Promise<void> {

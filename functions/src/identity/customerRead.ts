@@ -1,0 +1,42 @@
+import type { DocumentSnapshot } from 'firebase-admin/firestore';
+import { projectionRef } from '../entitlements/projection';
+import type { ProjectionDoc } from '../entitlements/model';
+import type { EnvScope } from '../store/scope';
+import { CUSTOMER_ID_PREFIX, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from './model';
+import { customerRef, identityRef } from './refs';
+
+/** A customer id as clients may send it: the prefix plus a Firestore-safe suffix. */
+export const CUSTOMER_ID_PATTERN = /^cdcust_[A-Za-z0-9_-]{1,128}$/;
+export const hasCustomerPrefix = (value: string): boolean => value.startsWith(CUSTOMER_ID_PREFIX);
+
+export interface CustomerView {
+  customerId: string;
+  customer: CustomerRecord | null;
+  projection: ProjectionDoc | null;
+}
+
+const data = <T>(snapshot: DocumentSnapshot): T | null => (snapshot.exists ? (snapshot.data() as T) : null);
+
+/**
+ * The read path of entitlements: hint → customer → projection, in at most two round trips
+ * (the first carries the API-key re-check). A customer merged into another is followed once.
+ */
+export async function readByCustomerId(scope: EnvScope, customerId: string): Promise<CustomerView | null> {
+  const [customerSnap, projectionSnap] = await scope.getAll(customerRef(scope, customerId), projectionRef(scope, customerId));
+  const customer = data<CustomerRecord>(customerSnap);
+  if (!customer) return null;
+  if (customer.status === 'merged' && customer.mergedInto) {
+    const [canonicalSnap, canonicalProjection] = await scope.getAll(customerRef(scope, customer.mergedInto), projectionRef(scope, customer.mergedInto));
+    return { customerId: customer.mergedInto, customer: data(canonicalSnap), projection: data(canonicalProjection) };
+  }
+  return { customerId, customer, projection: data(projectionSnap) };
+}
+
+/** Identifier → customer id (one read) → projection (one read). The customer record is not read. */
+export async function readProjectionByIdentity(scope: EnvScope, kind: IdentityKind, id: string): Promise<{ customerId: string; projection: ProjectionDoc | null } | null> {
+  const [entrySnap] = await scope.getAll(identityRef(scope, kind, id));
+  const entry = data<IdentityIndexEntry>(entrySnap);
+  if (!entry) return null;
+  const [projectionSnap] = await scope.getAll(projectionRef(scope, entry.customerId));
+  return { customerId: entry.customerId, projection: data(projectionSnap) };
+}

@@ -1,0 +1,142 @@
+import type { DocumentReference, Firestore, Query } from 'firebase-admin/firestore';
+import type { Deps } from '../app/deps';
+import { appendAudit, auditRef } from '../audit/append';
+import { EVENTS } from '../events/model';
+import { EnvScope } from '../store/scope';
+import { IDENTITY_CONFLICTS } from './conflictModel';
+import { erasureCompletedEventId, isErasurePayload, pendingErasureRef, erasureTaskId, type ErasurePayload } from './erasureModel';
+import { identityLogs } from './logs';
+import { IDENTITY_INDEX, type CustomerRecord, type IdentityKind } from './model';
+import { customerRef } from './refs';
+
+/**
+ * Identifier kinds that are payment-rail records: kept on erasure, because financial-record law
+ * supersedes it (spec › Erasure rule 3) and later rail notifications must still find the
+ * grants they belong to. Everything else about the person is deleted.
+ */
+const RAIL_KINDS: ReadonlySet<IdentityKind> = new Set(['stripe', 'apple_otx', 'apple_aat', 'google_token', 'google_account']);
+
+const BATCH_LIMIT = 400;
+const IN_LIMIT = 30;
+
+export type ErasureOutcome = 'erased' | 'already_erased' | 'not_pending' | 'unknown_customer';
+
+/**
+ * The erasure task. Idempotent: every step deletes what is still there, and the final
+ * transaction records completion once. Deletes the customer's developer and anonymous
+ * identifiers (and with them the device bindings), email, traits, telemetry keyed to the
+ * customer or to those identifiers, and the merge conflicts naming them. Keeps grants,
+ * projections, rail identifiers and the audit log (never deleted by erasure).
+ */
+export async function runErasure(deps: Deps, payload: ErasurePayload): Promise<ErasureOutcome> {
+  const scope = new EnvScope(deps.db, payload.projectId, payload.env);
+  const ledger = pendingErasureRef(deps.db, erasureTaskId(payload));
+  const snapshot = await customerRef(scope, payload.customerId).get();
+  if (!snapshot.exists) {
+    await ledger.delete();
+    return 'unknown_customer';
+  }
+  const customer = snapshot.data() as CustomerRecord;
+  if (customer.status === 'erased') {
+    await ledger.delete();
+    return 'already_erased';
+  }
+  if (customer.status !== 'erasure_pending') return 'not_pending';
+
+  const personal = customer.identities.filter((i) => !RAIL_KINDS.has(i.kind));
+  const developerIds = personal.filter((i) => i.kind === 'developer').map((i) => i.id);
+  const anonymousIds = personal.filter((i) => i.kind === 'anonymous').map((i) => i.id);
+  const deleted: Record<string, number> = {};
+
+  const identities = await scope.collection(IDENTITY_INDEX).where('customerId', '==', payload.customerId).get();
+  deleted.identities = await deleteAll(
+    deps.db,
+    identities.docs.filter((d) => !RAIL_KINDS.has(d.get('kind') as IdentityKind)).map((d) => d.ref),
+  );
+
+  const events = scope.collection(EVENTS);
+  const eventQueries: Query[] = [events.where('serviceCustomerId', '==', payload.customerId)];
+  for (const ids of chunks(developerIds, IN_LIMIT)) eventQueries.push(events.where('hints.developerUserId', 'in', ids));
+  for (const ids of chunks(anonymousIds, IN_LIMIT)) eventQueries.push(events.where('hints.anonymousId', 'in', ids));
+  deleted.events = await deleteQueries(deps.db, eventQueries);
+
+  const conflicts = scope.collection(IDENTITY_CONFLICTS);
+  deleted.conflicts = await deleteQueries(deps.db, [
+    conflicts.where('canonicalCustomerId', '==', payload.customerId),
+    conflicts.where('otherCustomerIds', 'array-contains', payload.customerId),
+  ]);
+
+  const now = deps.clock.now();
+  const outcome = await scope.runTransaction(async (tx) => {
+    const [current, completedAudit] = await tx.getAll(customerRef(scope, payload.customerId), auditRef(scope, erasureCompletedEventId(payload.customerId)));
+    const record = current.data() as CustomerRecord | undefined;
+    if (!record || record.status !== 'erasure_pending') return 'not_pending' as const;
+    const tombstone: CustomerRecord = {
+      customerId: record.customerId,
+      createdAt: record.createdAt,
+      updatedAt: now,
+      email: null,
+      traits: {},
+      identities: record.identities.filter((i) => RAIL_KINDS.has(i.kind)),
+      status: 'erased',
+      erasure: { ...record.erasure!, completedAt: now },
+    };
+    tx.set(current.ref, tombstone);
+    tx.delete(ledger);
+    if (!completedAudit.exists) {
+      appendAudit(tx, scope, {
+        eventId: erasureCompletedEventId(payload.customerId),
+        rail: 'manual',
+        eventType: 'customer.erasure_completed',
+        customerId: payload.customerId,
+        subscriptionId: null,
+        decision: 'applied',
+        reason: 'Personal data erased (identifiers, device bindings, email, traits, telemetry); payment-rail records retained.',
+        fromState: 'erasure_pending',
+        toState: 'erased',
+        signatureVerified: false,
+        reconciledWithProvider: false,
+        rawEventReceivedAt: record.erasure?.requestedAt ?? now,
+        processedAt: now,
+        details: { deleted },
+      });
+    }
+    return 'erased' as const;
+  });
+  if (outcome === 'erased') identityLogs.erasureCompleted(payload.projectId, payload.env, payload.customerId, deleted);
+  return outcome;
+}
+
+/** The `erasure` queue's handler: a malformed payload is dropped (retrying cannot fix it). */
+export async function erasureTaskHandler(payload: Record<string, unknown>, deps: Deps): Promise<void> {
+  if (!isErasurePayload(payload)) return;
+  await runErasure(deps, { projectId: payload.projectId, env: payload.env, customerId: payload.customerId });
+}
+
+/** Deletes every document the queries match, a page at a time (a page is one batch). */
+async function deleteQueries(db: Firestore, queries: Query[]): Promise<number> {
+  let count = 0;
+  for (const query of queries) {
+    for (;;) {
+      const page = await query.limit(BATCH_LIMIT).get();
+      if (page.empty) break;
+      count += await deleteAll(db, page.docs.map((d) => d.ref));
+    }
+  }
+  return count;
+}
+
+async function deleteAll(db: Firestore, refs: DocumentReference[]): Promise<number> {
+  for (const group of chunks(refs, BATCH_LIMIT)) {
+    const batch = db.batch();
+    for (const ref of group) batch.delete(ref);
+    await batch.commit();
+  }
+  return refs.length;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,122 @@
+import { toPublicEntitlements } from '../entitlements/publicShape';
+import type { PublicEntitlement } from '../entitlements/model';
+import { DAY } from '../clock';
+import type { RequestContext } from '../http/route';
+import type { VerifiedIdentity } from './idTokens';
+import { linkIdentities } from './link';
+import { identityLogs } from './logs';
+import type { CustomerRecord, IdentityIndexEntry } from './model';
+import { readByCustomerId } from './customerRead';
+import { customerRef, identityRef } from './refs';
+
+/** Trust tiers (spec › States › Trust tiers). The server derives the tier and fails closed. */
+export const TRUSTED_DEVICE_WINDOW_MS = 90 * DAY;
+
+export type RecommendedAction = 'enter' | 'silent_refresh' | 'one_tap' | 'welcome_back' | 'onboard';
+
+export interface ResolveInput {
+  anonymousId: string | null;
+  userId: string | null;
+  idToken: string | null;
+  passkeyAvailable: boolean;
+}
+
+export interface ResolveResult {
+  object: 'resolve_result';
+  status: 'authenticated' | 'recognized' | 'anonymous';
+  trustTier: 0 | 1 | 2 | 3;
+  user: { id: string; email?: string; firstName?: string } | null;
+  entitlements: PublicEntitlement[] | null;
+  recommendedAction: RecommendedAction;
+  anonymousId: string | null;
+}
+
+/** Pure: the tier of a device binding (tiers 0–2); tier 3 needs a verified token now. */
+export function deviceTier(
+  binding: { developerId: string | null; verifiedAt: number | null } | null,
+  passkeyAvailable: boolean,
+  now: number,
+): { trustTier: 0 | 1 | 2; status: 'recognized' | 'anonymous'; recommendedAction: RecommendedAction } {
+  if (!binding || !binding.developerId) return { trustTier: 0, status: 'anonymous', recommendedAction: 'onboard' };
+  const verifiedAt = binding.verifiedAt;
+  if (verifiedAt !== null && verifiedAt <= now && now - verifiedAt <= TRUSTED_DEVICE_WINDOW_MS) {
+    return { trustTier: 2, status: 'recognized', recommendedAction: passkeyAvailable ? 'one_tap' : 'silent_refresh' };
+  }
+  return { trustTier: 1, status: 'recognized', recommendedAction: 'welcome_back' };
+}
+
+/**
+ * `POST /v1/resolve`. A token is checked only when both `userId` and `idToken` are given; a
+ * failed check (invalid, expired, wrong issuer/audience/subject, provider unreachable) never
+ * errors and never elevates: the answer falls through to the stored device binding. A user id
+ * without a verified token is never trusted, so it can never reach a user's entitlements.
+ */
+export async function resolveVisitor(ctx: RequestContext<unknown, unknown>, input: ResolveInput): Promise<ResolveResult> {
+  const now = ctx.deps.clock.now();
+  if (input.userId && input.idToken) {
+    const check = await ctx.deps.idTokens.verify(ctx.auth.projectId, input.idToken, input.userId, now);
+    if (check.ok) return authenticated(ctx, input, input.userId, check.identity, now);
+    identityLogs.identityTokenRejected(ctx.requestId, ctx.auth.projectId, check.detail);
+  }
+  return recognized(ctx, input, now);
+}
+
+async function authenticated(ctx: RequestContext<unknown, unknown>, input: ResolveInput, userId: string, identity: VerifiedIdentity, now: number): Promise<ResolveResult> {
+  let customerId: string | null;
+  if (input.anonymousId) {
+    // Verified on this device now: bind the device to the user and stamp it (tier 2 for 90 days).
+    const linked = await linkIdentities(ctx.scope, {
+      hints: [
+        { kind: 'developer', id: userId },
+        { kind: 'anonymous', id: input.anonymousId },
+      ],
+      assurance: 'verified',
+      now,
+      deviceVerified: true,
+    });
+    customerId = linked.customerId;
+  } else {
+    const [entry] = await ctx.scope.getAll(identityRef(ctx.scope, 'developer', userId));
+    customerId = entry.exists ? (entry.data() as IdentityIndexEntry).customerId : null;
+  }
+  const view = customerId ? await readByCustomerId(ctx.scope, customerId) : null;
+  const customer = view?.customer ?? null;
+  const email = identity.email ?? customer?.email ?? null;
+  const traitName = customer?.traits?.firstName;
+  const firstName = identity.givenName ?? (typeof traitName === 'string' ? traitName : null);
+  return {
+    object: 'resolve_result',
+    status: 'authenticated',
+    trustTier: 3,
+    user: { id: userId, ...(email ? { email } : {}), ...(firstName ? { firstName } : {}) },
+    entitlements: toPublicEntitlements(view?.projection ?? null, now).filter((e) => e.isActive),
+    recommendedAction: 'enter',
+    anonymousId: input.anonymousId,
+  };
+}
+
+async function recognized(ctx: RequestContext<unknown, unknown>, input: ResolveInput, now: number): Promise<ResolveResult> {
+  let binding: { developerId: string | null; verifiedAt: number | null; email: string | null } | null = null;
+  if (input.anonymousId) {
+    const [entrySnap] = await ctx.scope.getAll(identityRef(ctx.scope, 'anonymous', input.anonymousId));
+    if (entrySnap.exists) {
+      const entry = entrySnap.data() as IdentityIndexEntry;
+      const [customerSnap] = await ctx.scope.getAll(customerRef(ctx.scope, entry.customerId));
+      const customer = customerSnap.exists ? (customerSnap.data() as CustomerRecord) : null;
+      if (customer && customer.status === 'active') {
+        const developer = customer.identities.find((i) => i.kind === 'developer');
+        binding = { developerId: developer?.id ?? null, verifiedAt: entry.verifiedAt ?? null, email: customer.email };
+      }
+    }
+  }
+  const tier = deviceTier(binding, input.passkeyAvailable, now);
+  return {
+    object: 'resolve_result',
+    status: tier.status,
+    trustTier: tier.trustTier,
+    user: tier.trustTier === 0 || !binding?.developerId ? null : { id: binding.developerId, ...(binding.email ? { email: binding.email } : {}) },
+    entitlements: null,
+    recommendedAction: tier.recommendedAction,
+    anonymousId: input.anonymousId,
+  };
+}
