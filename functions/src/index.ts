@@ -6,9 +6,11 @@
 import { setGlobalOptions } from 'firebase-functions/v2';
 import { onRequest } from 'firebase-functions/v2/https';
 import { onTaskDispatched } from 'firebase-functions/v2/tasks';
+import { onSchedule } from 'firebase-functions/v2/scheduler';
 import { createDeps, type Deps } from './app/deps';
 import { GROUPS, type GroupName } from './app/groups';
 import { createApiApp } from './http/pipeline';
+import { RETENTION_SCHEDULE, runRetention } from './retention/worker';
 import { CloudTasksQueue } from './tasks/cloudTasksQueue';
 import { runTask } from './tasks/handlers';
 import { RETRY_POLICY, type QueueName } from './tasks/queue';
@@ -45,3 +47,9 @@ function taskFunction(queue: QueueName) {
 
 /** Name fixed by tasks/cloudTasksQueue.ts QUEUE_FUNCTIONS. */
 export const identityResolutionTask = taskFunction('identityResolution');
+export const erasureTask = taskFunction('erasure');
+
+/** The scheduled retention worker: finishes erasures whose task was lost (see retention/README.md). */
+export const retentionWorker = onSchedule({ schedule: RETENTION_SCHEDULE, timeoutSeconds: 540 }, async () => {
+  await runRetention(getDeps());
+});

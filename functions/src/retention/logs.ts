@@ -1,0 +1,11 @@
+import * as logger from 'firebase-functions/logger';
+
+/** Log lines of the retention worker. */
+export const retentionLogs = {
+  erasureFailed(projectId: string, env: string, customerId: string, detail: string): void {
+    logger.error('retention: erasure failed; retried on the next run', { projectId, env, customerId, detail });
+  },
+  runCompleted(report: Record<string, unknown>): void {
+    logger.info('retention run completed', report);
+  },
+};

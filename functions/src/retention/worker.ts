@@ -1,0 +1,20 @@
+import type { Deps } from '../app/deps';
+import { sweepLostErasures, type ErasureSweepReport } from './erasureSweep';
+import { retentionLogs } from './logs';
+
+/**
+ * The scheduled retention worker: what Firestore TTL policies cannot do. TTL removes expired
+ * audit entries, telemetry and idempotency records by their `expiresAt`; this worker finishes
+ * erasures whose task was lost. Each job is idempotent, so overlapping or repeated runs are safe.
+ */
+export const RETENTION_SCHEDULE = 'every 60 minutes';
+
+export interface RetentionReport {
+  erasures: ErasureSweepReport;
+}
+
+export async function runRetention(deps: Deps): Promise<RetentionReport> {
+  const report: RetentionReport = { erasures: await sweepLostErasures(deps) };
+  retentionLogs.runCompleted({ ...report });
+  return report;
+}
