@@ -1,0 +1,128 @@
+/**
+ * Guarantees of out-of-band identity resolution: the request path only records hints; the
+ * identityResolution task resolves each landed event's hints to a customer of the key's own
+ * project and environment, links co-occurring hints (never merging two known customers: a
+ * conflict is queued instead), attaches `serviceCustomerId` to the stored events, and is
+ * de-duplicated (one task per batch content) and idempotent when run again.
+ */
+import type { CustomerRecord } from '../../functions/src/identity/model';
+import { findCustomerIdByIdentity, linkHints } from '../../functions/src/identity/repository';
+import { eventDocId } from '../../functions/src/events/model';
+import { resolveEventIdentities } from '../../functions/src/events/resolution';
+import type { QueueName } from '../../functions/src/tasks/queue';
+import { EnvScope } from '../../functions/src/store/scope';
+import { createTestService, seedProject, type SeededProject, type TestService } from '../support/harness';
+import { event, postEvents, storedEvent } from './support';
+
+let service: TestService;
+let project: SeededProject;
+let scope: EnvScope;
+
+beforeAll(async () => {
+  service = createTestService();
+  project = await seedProject(service);
+  scope = new EnvScope(service.deps.db, project.projectId, 'test');
+});
+afterAll(() => service.tasks.drain());
+
+const now = () => service.clock.now();
+
+async function land(body: unknown, target: TestService = service, into: SeededProject = project) {
+  const res = await postEvents(target, into, body);
+  expect(res.status).toBe(202);
+  return res;
+}
+
+it('the request path records hints only; the task attaches the customer and links co-occurring hints', async () => {
+  await land({ events: [event({ eventId: 'r-1', developerUserId: 'user-1', anonymousId: 'device-r1' }), event({ eventId: 'r-2', anonymousId: 'device-r1' })] });
+  const before = await storedEvent(service, project.projectId, 'r-1');
+  expect(before?.hints).toEqual({ developerUserId: 'user-1', anonymousId: 'device-r1', serviceCustomerId: null });
+  await service.tasks.drain();
+
+  const customerId = await findCustomerIdByIdentity(scope, 'developer', 'user-1');
+  expect(customerId).toMatch(/^cdcust_/);
+  expect(await findCustomerIdByIdentity(scope, 'anonymous', 'device-r1')).toBe(customerId);
+  expect(await storedEvent(service, project.projectId, 'r-1')).toMatchObject({ serviceCustomerId: customerId, resolvedAt: now() });
+  expect((await storedEvent(service, project.projectId, 'r-2'))?.serviceCustomerId).toBe(customerId);
+
+  // A later event from the same device alone finds the same customer.
+  await land({ events: [event({ eventId: 'r-3', anonymousId: 'device-r1' })] });
+  await service.tasks.drain();
+  expect((await storedEvent(service, project.projectId, 'r-3'))?.serviceCustomerId).toBe(customerId);
+});
+
+it('never merges two known customers: the developer-id customer wins and a conflict is queued', async () => {
+  const byUser = await linkHints(scope, [{ kind: 'developer', id: 'user-c' }], 'self_asserted', now());
+  const byDevice = await linkHints(scope, [{ kind: 'anonymous', id: 'device-c' }], 'self_asserted', now());
+  await land({ events: [event({ eventId: 'c-1', developerUserId: 'user-c', anonymousId: 'device-c' })] });
+  await service.tasks.drain();
+  expect((await storedEvent(service, project.projectId, 'c-1'))?.serviceCustomerId).toBe(byUser.customerId);
+  expect(await findCustomerIdByIdentity(scope, 'anonymous', 'device-c')).toBe(byDevice.customerId);
+  const conflicts = await scope.collection('identityConflicts').where('canonicalCustomerId', '==', byUser.customerId).get();
+  expect(conflicts.size).toBe(1);
+});
+
+it('honours a serviceCustomerId claim of an active customer and links the device to it', async () => {
+  const known = await linkHints(scope, [{ kind: 'developer', id: 'user-claim' }], 'self_asserted', now());
+  await land({ events: [event({ eventId: 'claim-1', serviceCustomerId: known.customerId as string, anonymousId: 'device-claim' })] });
+  await land({ events: [event({ eventId: 'claim-2', serviceCustomerId: known.customerId as string, anonymousId: null as unknown as string })] });
+  await service.tasks.drain();
+  expect((await storedEvent(service, project.projectId, 'claim-1'))?.serviceCustomerId).toBe(known.customerId);
+  expect((await storedEvent(service, project.projectId, 'claim-2'))?.serviceCustomerId).toBe(known.customerId);
+  expect(await findCustomerIdByIdentity(scope, 'anonymous', 'device-claim')).toBe(known.customerId);
+});
+
+it('ignores a claim naming no customer of this partition, or one contradicting the event’s developer id', async () => {
+  const live = new EnvScope(service.deps.db, project.projectId, 'live');
+  const liveCustomer = await linkHints(live, [{ kind: 'developer', id: 'user-live' }], 'self_asserted', now());
+  const other = await linkHints(scope, [{ kind: 'developer', id: 'user-other' }], 'self_asserted', now());
+  await land({
+    events: [
+      event({ eventId: 'bad-claim-1', serviceCustomerId: liveCustomer.customerId as string, anonymousId: null as unknown as string }),
+      event({ eventId: 'bad-claim-2', serviceCustomerId: 'cdcust_doesnotexist', anonymousId: 'device-bad-claim' }),
+      event({ eventId: 'bad-claim-3', serviceCustomerId: other.customerId as string, developerUserId: 'user-new', anonymousId: 'device-new' }),
+    ],
+  });
+  await service.tasks.drain();
+  expect((await storedEvent(service, project.projectId, 'bad-claim-1'))?.serviceCustomerId).toBeUndefined();
+  const viaDevice = await findCustomerIdByIdentity(scope, 'anonymous', 'device-bad-claim');
+  expect((await storedEvent(service, project.projectId, 'bad-claim-2'))?.serviceCustomerId).toBe(viaDevice);
+  const third = await storedEvent(service, project.projectId, 'bad-claim-3');
+  expect(third?.serviceCustomerId).toBe(await findCustomerIdByIdentity(scope, 'developer', 'user-new'));
+  expect(third?.serviceCustomerId).not.toBe(other.customerId);
+  const otherRecord = (await scope.doc('customers', other.customerId as string).get()).data() as CustomerRecord;
+  expect(otherRecord.identities).toEqual([{ kind: 'developer', id: 'user-other' }]);
+});
+
+it('enqueues one task per batch content: a retried batch is de-duplicated; running a task again changes nothing', async () => {
+  const enqueued: { queue: QueueName; id: string }[] = [];
+  const spy = createTestService();
+  const original = spy.tasks.enqueue.bind(spy.tasks);
+  spy.tasks.enqueue = async (queue, payload, options) => {
+    enqueued.push({ queue, id: options.id });
+    return original(queue, payload, options);
+  };
+  const own = await seedProject(spy);
+  const batch = { events: [event({ eventId: 'dedup-1', anonymousId: 'device-d' }), event({ eventId: 'dedup-2', developerUserId: 'user-d' })] };
+  await land(batch, spy, own);
+  await land(batch, spy, own);
+  await spy.tasks.drain();
+  expect(enqueued).toHaveLength(2);
+  expect(enqueued[0].queue).toBe('identityResolution');
+  expect(enqueued[1].id).toBe(enqueued[0].id);
+
+  const first = await storedEvent(spy, own.projectId, 'dedup-1');
+  expect(first?.serviceCustomerId).toMatch(/^cdcust_/);
+  spy.clock.advance(1000);
+  const payload = { projectId: own.projectId, env: 'test', eventDocIds: [eventDocId('dedup-1'), eventDocId('dedup-2')] };
+  await resolveEventIdentities(payload, spy.deps);
+  const rerun = await storedEvent(spy, own.projectId, 'dedup-1');
+  expect(rerun).toMatchObject({ serviceCustomerId: first?.serviceCustomerId, resolvedAt: first?.resolvedAt });
+  const customers = await spy.deps.db.collection(`projects/${own.projectId}/envs/test/customers`).get();
+  expect(customers.size).toBe(2);
+});
+
+it('drops a malformed payload without retrying and tolerates events that no longer exist', async () => {
+  await expect(resolveEventIdentities({ projectId: 'x', env: 'nowhere', eventDocIds: [] }, service.deps)).resolves.toBeUndefined();
+  await expect(resolveEventIdentities({ projectId: project.projectId, env: 'test', eventDocIds: [eventDocId('never-landed')] }, service.deps)).resolves.toBeUndefined();
+});
