@@ -1,5 +1,6 @@
 import type { Scenario } from '../scenario';
+import { eventScenarios } from './events';
 import { platformScenarios } from './platform';
 
 /** Every benchmark scenario, in report order. A capability adds its file here. */
-export const SCENARIOS: Scenario[] = [...platformScenarios];
+export const SCENARIOS: Scenario[] = [...platformScenarios, ...eventScenarios];
