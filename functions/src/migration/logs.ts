@@ -1,0 +1,11 @@
+import * as logger from 'firebase-functions/logger';
+
+/** Named log lines of bulk migration. Never a row's identifiers, email or traits. */
+export const migrationLogs = {
+  rowFailed(requestId: string, projectId: string, env: string, rowIndex: number, detail: string): void {
+    logger.error('migration row failed', { requestId, projectId, env, rowIndex, detail });
+  },
+  finished(requestId: string, projectId: string, env: string, counters: Record<string, number>): void {
+    logger.info('migration finished', { requestId, projectId, env, ...counters });
+  },
+};
