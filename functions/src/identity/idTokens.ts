@@ -96,7 +96,8 @@ function isKeyFetchFailure(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   if (code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JWKS_INVALID') return true;
   if (code === 'ERR_JOSE_GENERIC') return /JSON Web Key Set/.test((err as Error).message);
-  return err instanceof TypeError && /fetch/i.test(err.message); // network failure reaching the JWKS URL
+  // Network failure reaching the JWKS URL (by name: fetch may throw from another realm).
+  return (err as Error)?.name === 'TypeError' && /fetch/i.test((err as Error).message);
 }
 
 const describe = (err: unknown): string => (err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err));
