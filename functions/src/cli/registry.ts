@@ -1,8 +1,9 @@
 import type { Command } from './command';
 import { demoCommands } from './commands/demo';
+import { eventCommands } from './commands/events';
 import { keyCommands } from './commands/keys';
 import { projectCommands } from './commands/projects';
 import { symbolicateCommands } from './commands/symbolicate';
 
 /** Every operator command. A capability adds its own file under commands/ and lists it here. */
-export const COMMANDS: Command[] = [...projectCommands, ...keyCommands, ...demoCommands, ...symbolicateCommands];
+export const COMMANDS: Command[] = [...projectCommands, ...keyCommands, ...demoCommands, ...symbolicateCommands, ...eventCommands];
