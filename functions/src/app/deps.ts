@@ -11,6 +11,7 @@ import type { TaskQueue } from '../tasks/queue';
 import { runTask } from '../tasks/handlers';
 import { firestoreLiveness, type LivenessRecorder } from '../sdk/liveness';
 import { createSecretStore, type SecretStore } from '../secrets/store';
+import { createRailEdges, type RailEdgeOverrides, type RailEdges } from '../rails/edges';
 import { JoseIdTokenVerifier, type IdTokenVerifier } from '../identity/idTokens';
 
 /**
@@ -27,6 +28,8 @@ export interface Deps {
   liveness: LivenessRecorder;
   /** Rail credentials by reference (Secret Manager deployed, env vars / .secrets.local.json locally). */
   secrets: SecretStore;
+  /** Rail network edges: Apple verifiers, Stripe API, Google push-token keys, Play Developer API. */
+  rails: RailEdges;
   /** Verifies developers' identity tokens against each project's identity provider. */
   idTokens: IdTokenVerifier;
 }
@@ -39,6 +42,7 @@ export interface DepsOverrides {
   tasks?: TaskQueue;
   liveness?: LivenessRecorder;
   secrets?: SecretStore;
+  rails?: RailEdgeOverrides;
   idTokens?: IdTokenVerifier;
 }
 
@@ -50,7 +54,7 @@ export function createDeps(overrides: DepsOverrides = {}): Deps {
     logs.rateLimiterFailedOpen(id.projectId, id.env, id.bucket, err instanceof Error ? err.message : String(err)),
   );
   const tasks = overrides.tasks ?? new InProcessTaskQueue();
-  const deps: Deps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db) };
+  const deps: Deps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails) };
   if (tasks instanceof InProcessTaskQueue) tasks.attach((queue, payload) => runTask(queue, payload, deps));
   return deps;
 }

@@ -26,6 +26,10 @@ export interface GoogleRailConfig {
   packageName: string;
   /** Secret reference of the Play Developer API service-account JSON. */
   serviceAccountRef: string;
+  /** The audience of the Pub/Sub push subscription's OIDC token (required to accept pushes). */
+  pushAudience?: string;
+  /** The push subscription's service account; when set, the token's verified email must equal it. */
+  pushServiceAccountEmail?: string | null;
 }
 
 export interface RailsConfig {

@@ -1,4 +1,36 @@
-import type { CompiledRoute } from '../http/route';
+import { route, type CompiledRoute } from '../http/route';
+import { handleAppleNotification } from './apple/notification';
+import { handleGoogleNotification } from './google/notification';
+import { handleStripeNotification } from './stripe/notification';
+
+/**
+ * Inbound rail notifications, mounted by app/groups.ts in the `webhooks` group. They take no
+ * API key: each verifies itself the way its rail documents, on the raw body, before any
+ * environment-scoped data is touched.
+ */
+export const stripeWebhookRoute = route({
+  method: 'POST',
+  path: '/v1/webhooks/stripe/:projectId',
+  key: 'none',
+  cacheControl: 'no-store',
+  handler: handleStripeNotification,
+});
+
+export const appleWebhookRoute = route({
+  method: 'POST',
+  path: '/v1/webhooks/apple/:projectId',
+  key: 'none',
+  cacheControl: 'no-store',
+  handler: handleAppleNotification,
+});
+
+export const googleWebhookRoute = route({
+  method: 'POST',
+  path: '/v1/webhooks/google/:projectId',
+  key: 'none',
+  cacheControl: 'no-store',
+  handler: handleGoogleNotification,
+});
 
 /** The routes of this capability, mounted by app/groups.ts. */
-export const webhookRoutes: CompiledRoute[] = [];
+export const webhookRoutes: CompiledRoute[] = [stripeWebhookRoute, appleWebhookRoute, googleWebhookRoute];

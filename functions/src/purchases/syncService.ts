@@ -1,0 +1,111 @@
+import type { JWSRenewalInfoDecodedPayload, JWSTransactionDecodedPayload } from '@apple/app-store-server-library';
+import { ApiError, invalidParam } from '../http/errors';
+import type { RequestContext } from '../http/route';
+import { toPublicEntitlements } from '../entitlements/publicShape';
+import type { PublicEntitlement } from '../entitlements/model';
+import { appleFacts, appleOwner, isFamilyShared } from '../rails/apple/owner';
+import { appleSnapshot } from '../rails/apple/state';
+import { AppleVerificationFailed, appleVerifiers, type AppleEnvironment } from '../rails/apple/verifier';
+import { readRailsConfig, type AppleRailConfig } from '../rails/config';
+import { decideRailEvent } from '../rails/decision';
+import { railEventType } from '../rails/model';
+import type { WireEnv } from '../store/env';
+import { purchaseLogs } from './logs';
+
+/**
+ * Purchase sync: a signed App Store transaction forwarded by the app, so entitlements
+ * provision before Apple's server notification arrives. The transaction is verified by
+ * Apple's library (production first, then sandbox), must belong to the key's environment, and
+ * then runs the same decision as a notification (rails/decision.ts) under the event id
+ * `apple_txn_<transactionId>`, which is what makes a re-sent transaction a no-op.
+ */
+export interface AppleSyncInput {
+  signedTransactionInfo: string;
+  signedRenewalInfo?: string;
+  appAccountToken?: string;
+}
+
+export interface PurchaseResult {
+  object: 'purchase_result';
+  serviceCustomerId: string;
+  env: WireEnv;
+  entitlements: PublicEntitlement[];
+}
+
+export const syncEventId = (transactionId: string): string => `apple_txn_${transactionId}`;
+
+export async function syncApplePurchase(ctx: RequestContext, input: AppleSyncInput): Promise<PurchaseResult> {
+  const { scope, deps } = ctx;
+  const receivedAt = deps.clock.now();
+  const config = (await readRailsConfig(scope)).apple;
+  if (!config || !config.bundleId || (config.rootCertificates ?? []).length === 0) {
+    throw invalidParam('The App Store rail is not configured for this project and environment (tessera rails set apple).');
+  }
+  const verifiers = appleVerifiers(deps.rails.apple.onlineChecks);
+  let verified: { transaction: JWSTransactionDecodedPayload; environment: AppleEnvironment };
+  try {
+    verified = await verifiers.verifyTransaction(config, input.signedTransactionInfo);
+  } catch (err) {
+    if (err instanceof AppleVerificationFailed && !err.retryable) {
+      purchaseLogs.transactionRejected(ctx.requestId, scope.projectId, err.reason);
+      throw new ApiError('invalid_api_key', 'signedTransactionInfo failed App Store verification (production and sandbox).', { internal: err.reason });
+    }
+    throw err;
+  }
+  const { transaction, environment } = verified;
+  const payloadEnv: WireEnv = environment === 'Production' ? 'production' : 'sandbox';
+  if (payloadEnv !== ctx.auth.wireEnv) {
+    throw new ApiError('env_mismatch', `This ${ctx.auth.wireEnv} key cannot sync a ${payloadEnv} transaction.`);
+  }
+  if (!transaction.transactionId || !transaction.originalTransactionId || !transaction.productId || transaction.signedDate === undefined) {
+    throw invalidParam('signedTransactionInfo lacks transactionId, originalTransactionId, productId or signedDate.');
+  }
+  const renewal = await optionalRenewal(ctx, config, environment, transaction, input.signedRenewalInfo);
+  const familyShared = isFamilyShared(transaction);
+  const customerId = await appleOwner(scope, transaction, input.appAccountToken, deps.clock.now());
+  const snapshot = appleSnapshot({ transaction, renewal, at: transaction.signedDate });
+
+  const outcome = await decideRailEvent({
+    scope,
+    rail: 'apple',
+    eventId: syncEventId(transaction.transactionId),
+    eventType: railEventType('apple', 'purchase_sync'),
+    subscriptionId: transaction.originalTransactionId,
+    eventAt: transaction.signedDate,
+    receivedAt,
+    now: deps.clock.now(),
+    reconciledWithProvider: false,
+    customerId,
+    snapshot: () => snapshot,
+    noSnapshotReason: 'no_subscription',
+    railFacts: () => appleFacts(transaction),
+    details: { requestId: ctx.requestId, transactionId: transaction.transactionId, familyShared },
+  });
+  purchaseLogs.synced(ctx.requestId, scope.projectId, outcome.decision, outcome.reason, outcome.duplicate);
+  // A family member's device never learns the organizer's customer or entitlements.
+  const visible = familyShared ? null : outcome.customerId;
+  return {
+    object: 'purchase_result',
+    serviceCustomerId: visible ?? '',
+    env: ctx.auth.wireEnv,
+    entitlements: visible ? toPublicEntitlements(outcome.projection, deps.clock.now()) : [],
+  };
+}
+
+/** Renewal info is optional and its failure is not fatal: the purchase stands on the transaction. */
+async function optionalRenewal(
+  ctx: RequestContext,
+  config: AppleRailConfig,
+  environment: AppleEnvironment,
+  transaction: JWSTransactionDecodedPayload,
+  signedRenewalInfo: string | undefined,
+): Promise<JWSRenewalInfoDecodedPayload | null> {
+  if (!signedRenewalInfo) return null;
+  try {
+    const renewal = await appleVerifiers(ctx.deps.rails.apple.onlineChecks).verifyRenewalInfo(config, environment, signedRenewalInfo);
+    return renewal.originalTransactionId === transaction.originalTransactionId ? renewal : null;
+  } catch (err) {
+    purchaseLogs.renewalInfoIgnored(ctx.requestId, ctx.scope.projectId, err instanceof AppleVerificationFailed ? err.reason : 'unverifiable');
+    return null;
+  }
+}

@@ -1,0 +1,107 @@
+import type { JWSRenewalInfoDecodedPayload, JWSTransactionDecodedPayload, ResponseBodyV2DecodedPayload } from '@apple/app-store-server-library';
+import type { Deps } from '../../app/deps';
+import { ApiError, invalidParam } from '../../http/errors';
+import type { Reply, RequestContext } from '../../http/route';
+import { toWireEnv, type Env } from '../../store/env';
+import { recorded } from '../answer';
+import type { AppleRailConfig } from '../config';
+import { decideRailEvent } from '../decision';
+import { railLogs } from '../logs';
+import { railEventType } from '../model';
+import { auditRejection } from '../rejection';
+import { loadWebhookTarget, verifiedScope, type WebhookTarget } from '../target';
+import { appleFacts, appleOwner } from './owner';
+import { appleEventName, appleSnapshot } from './state';
+import { AppleVerificationFailed, appleVerifiers, claimedNotificationEnvironment, unverifiedJwsPayload, type AppleEnvironment } from './verifier';
+
+/**
+ * `POST /v1/webhooks/apple/{projectId}`: App Store Server Notifications V2. The body is
+ * `{ signedPayload }`; the payload, its signed transaction and its signed renewal info are
+ * verified by Apple's library with the configuration of the environment the payload names
+ * (`Production` → production, anything else → sandbox, which the verifier then enforces).
+ * De-duplicated on `notificationUUID`; an older `signedDate` never overwrites newer state.
+ */
+export async function handleAppleNotification(ctx: RequestContext): Promise<Reply> {
+  const { deps } = ctx;
+  const receivedAt = deps.clock.now();
+  const target = await loadWebhookTarget(deps, ctx.params.projectId, ctx.roundTrips);
+  const signedPayload = (ctx.body as { signedPayload?: unknown } | null)?.signedPayload;
+  if (typeof signedPayload !== 'string' || signedPayload === '') throw invalidParam('Missing required field `signedPayload`.');
+  const claimed: AppleEnvironment = claimedNotificationEnvironment(signedPayload) ?? 'Production';
+  const env: Env = claimed === 'Production' ? 'live' : 'test';
+  const config = target.configs[env].apple;
+  if (!config || (config.rootCertificates ?? []).length === 0) {
+    throw invalidParam(`The App Store rail is not configured for this project's ${toWireEnv(env)} environment.`);
+  }
+
+  let verified: VerifiedNotification;
+  try {
+    verified = await verifyNotification(deps, config, claimed, signedPayload);
+  } catch (err) {
+    if (!(err instanceof AppleVerificationFailed) || err.retryable) throw err;
+    const scope = verifiedScope(deps, target, env, ctx.roundTrips);
+    const claimedEventId = unverifiedJwsPayload(signedPayload)?.notificationUUID;
+    const auditEventId = await auditRejection({
+      scope,
+      rail: 'apple',
+      rawBody: ctx.rawBody,
+      reason: `signature_invalid: ${err.reason}`,
+      claimedEventId: typeof claimedEventId === 'string' ? claimedEventId : null,
+      receivedAt,
+      now: deps.clock.now(),
+    });
+    railLogs.notificationRejected('apple', target.projectId, env, err.reason, auditEventId);
+    throw new ApiError('invalid_api_key', 'The App Store notification failed signature verification.', { internal: err.reason });
+  }
+  return decide(ctx, target, env, verified, receivedAt);
+}
+
+interface VerifiedNotification {
+  payload: ResponseBodyV2DecodedPayload;
+  transaction: JWSTransactionDecodedPayload | null;
+  renewal: JWSRenewalInfoDecodedPayload | null;
+}
+
+async function verifyNotification(deps: Deps, config: AppleRailConfig, environment: AppleEnvironment, signedPayload: string): Promise<VerifiedNotification> {
+  const verifiers = appleVerifiers(deps.rails.apple.onlineChecks);
+  const payload = await verifiers.verifyNotification(config, environment, signedPayload);
+  if (!payload.notificationUUID || payload.signedDate === undefined) throw new AppleVerificationFailed('payload lacks notificationUUID or signedDate');
+  const data = payload.data;
+  const transaction = data?.signedTransactionInfo ? await verifiers.verifyTransactionIn(config, environment, data.signedTransactionInfo) : null;
+  const renewal = data?.signedRenewalInfo ? await verifiers.verifyRenewalInfo(config, environment, data.signedRenewalInfo) : null;
+  if (transaction && renewal && renewal.originalTransactionId !== transaction.originalTransactionId) {
+    throw new AppleVerificationFailed('renewal info belongs to another subscription');
+  }
+  return { payload, transaction, renewal };
+}
+
+async function decide(ctx: RequestContext, target: WebhookTarget, env: Env, verified: VerifiedNotification, receivedAt: number): Promise<Reply> {
+  const { deps } = ctx;
+  const { payload, transaction, renewal } = verified;
+  const scope = verifiedScope(deps, target, env, ctx.roundTrips);
+  const eventId = payload.notificationUUID!;
+  const eventType = railEventType('apple', appleEventName(payload.notificationType, payload.subtype));
+  const usable = transaction?.originalTransactionId && transaction.transactionId;
+  const customerId = usable ? await appleOwner(scope, transaction, undefined, deps.clock.now()) : null;
+  const outcome = await decideRailEvent({
+    scope,
+    rail: 'apple',
+    eventId,
+    eventType,
+    subscriptionId: usable ? transaction.originalTransactionId! : null,
+    eventAt: payload.signedDate!,
+    receivedAt,
+    now: deps.clock.now(),
+    reconciledWithProvider: false,
+    customerId,
+    snapshot: () =>
+      usable
+        ? appleSnapshot({ transaction, renewal, notificationType: payload.notificationType, subtype: payload.subtype, status: payload.data?.status, at: payload.signedDate! })
+        : null,
+    noSnapshotReason: payload.notificationType === 'TEST' ? 'test_notification' : 'no_transaction',
+    railFacts: () => (usable ? appleFacts(transaction) : {}),
+    details: { notificationType: payload.notificationType ?? null, subtype: payload.subtype ?? null },
+  });
+  railLogs.notificationDecided('apple', target.projectId, env, eventId, outcome.decision, outcome.reason, outcome.duplicate);
+  return recorded(eventId, env, outcome);
+}

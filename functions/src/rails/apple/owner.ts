@@ -1,0 +1,38 @@
+import type { JWSTransactionDecodedPayload } from '@apple/app-store-server-library';
+import { findCustomerIdByIdentity } from '../../identity/repository';
+import type { EnvScope } from '../../store/scope';
+import { resolveRailCustomer, type RailIdentity } from '../customers';
+
+/**
+ * The customer an App Store subscription belongs to: whoever already holds its
+ * originalTransactionId (stable across renewals), else the signed appAccountToken, else the
+ * token the app sent with a purchase sync; a customer is created when none is known.
+ *
+ * A family-shared transaction belongs to the organizer: only identifiers that are already
+ * linked can name its customer, and nothing the caller sent is linked to it.
+ */
+export async function appleOwner(scope: EnvScope, transaction: JWSTransactionDecodedPayload, callerToken: string | undefined, now: number): Promise<string | null> {
+  const originalTransactionId = transaction.originalTransactionId!;
+  const signedToken = transaction.appAccountToken ? transaction.appAccountToken.toLowerCase() : undefined;
+  if (isFamilyShared(transaction)) {
+    const byTransaction = await findCustomerIdByIdentity(scope, 'apple_otx', originalTransactionId);
+    return byTransaction ?? (signedToken ? findCustomerIdByIdentity(scope, 'apple_aat', signedToken) : null);
+  }
+  const hints: RailIdentity[] = [{ kind: 'apple_otx', id: originalTransactionId }];
+  const token = signedToken ?? callerToken?.toLowerCase();
+  if (token) hints.push({ kind: 'apple_aat', id: token });
+  return resolveRailCustomer(scope, { rail: hints }, now);
+}
+
+export const isFamilyShared = (transaction: JWSTransactionDecodedPayload): boolean => transaction.inAppOwnershipType === 'FAMILY_SHARED';
+
+export function appleFacts(transaction: JWSTransactionDecodedPayload) {
+  return {
+    apple: {
+      originalTransactionId: transaction.originalTransactionId!,
+      lastTransactionId: transaction.transactionId!,
+      ownership: transaction.inAppOwnershipType ?? 'PURCHASED',
+      appAccountToken: transaction.appAccountToken ?? null,
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import {
+  Environment,
+  SignedDataVerifier,
+  VerificationException,
+  VerificationStatus,
+  type JWSRenewalInfoDecodedPayload,
+  type JWSTransactionDecodedPayload,
+  type ResponseBodyV2DecodedPayload,
+} from '@apple/app-store-server-library';
+import type { AppleRailConfig } from '../config';
+
+/**
+ * App Store signed data, verified only by Apple's own library (`SignedDataVerifier`: x5c chain
+ * to the configured roots, Apple's marker OIDs on the intermediate and the leaf, signature,
+ * bundle id, app Apple id in production, environment). Only the two real environments are
+ * ever targeted: the library skips signature checks for Xcode and LocalTesting.
+ */
+export type AppleEnvironment = 'Production' | 'Sandbox';
+
+/** Why verification failed, for the audit entry and the logs (never the payload). */
+export class AppleVerificationFailed extends Error {
+  constructor(
+    readonly reason: string,
+    /** Apple's revocation service could not be reached: worth a retry, not a rejection. */
+    readonly retryable = false,
+  ) {
+    super(`App Store signature verification failed: ${reason}`);
+    this.name = 'AppleVerificationFailed';
+  }
+}
+
+export class AppleVerifiers {
+  private readonly cache = new Map<string, SignedDataVerifier>();
+
+  /** `onlineChecks`: OCSP revocation and expiry at the current date (off only in tests, where Apple is unreachable). */
+  constructor(private readonly onlineChecks: boolean) {}
+
+  /** The verifier for one environment, or null when the configuration cannot verify it. */
+  forEnvironment(config: AppleRailConfig, environment: AppleEnvironment): SignedDataVerifier | null {
+    const roots = config.rootCertificates ?? [];
+    if (roots.length === 0) return null;
+    // Apple's verifier requires the app's Apple id for production data.
+    if (environment === 'Production' && (config.appAppleId === undefined || config.appAppleId === null)) return null;
+    const appAppleId = config.appAppleId ?? undefined;
+    const cacheKey = createHash('sha256')
+      .update(JSON.stringify([environment, config.bundleId, appAppleId ?? null, roots, this.onlineChecks]))
+      .digest('hex');
+    let verifier = this.cache.get(cacheKey);
+    if (!verifier) {
+      const env = environment === 'Production' ? Environment.PRODUCTION : Environment.SANDBOX;
+      verifier = new SignedDataVerifier(roots.map((cert) => Buffer.from(cert, 'base64')), this.onlineChecks, env, config.bundleId, appAppleId);
+      if (this.cache.size >= 64) this.cache.clear();
+      this.cache.set(cacheKey, verifier);
+    }
+    return verifier;
+  }
+
+  /**
+   * A signed transaction from a device: production first, then sandbox (the environment is
+   * inside the payload and each verifier accepts only its own).
+   */
+  async verifyTransaction(config: AppleRailConfig, signedTransaction: string): Promise<{ transaction: JWSTransactionDecodedPayload; environment: AppleEnvironment }> {
+    const failures: string[] = [];
+    for (const environment of ['Production', 'Sandbox'] as const) {
+      const verifier = this.forEnvironment(config, environment);
+      if (!verifier) {
+        failures.push(`${environment}: not configured`);
+        continue;
+      }
+      try {
+        const transaction = await verifier.verifyAndDecodeTransaction(signedTransaction);
+        return { transaction, environment };
+      } catch (err) {
+        const failure = describeFailure(err);
+        if (failure.retryable) throw failure;
+        failures.push(`${environment}: ${failure.reason}`);
+      }
+    }
+    throw new AppleVerificationFailed(failures.join('; '));
+  }
+
+  /** Renewal info in the environment the transaction verified in. */
+  async verifyRenewalInfo(config: AppleRailConfig, environment: AppleEnvironment, signedRenewalInfo: string): Promise<JWSRenewalInfoDecodedPayload> {
+    const verifier = this.forEnvironment(config, environment);
+    if (!verifier) throw new AppleVerificationFailed(`${environment}: not configured`);
+    try {
+      return await verifier.verifyAndDecodeRenewalInfo(signedRenewalInfo);
+    } catch (err) {
+      throw describeFailure(err);
+    }
+  }
+
+  /** A server notification's `signedPayload`, in the environment it claims (checked by the verifier). */
+  async verifyNotification(config: AppleRailConfig, environment: AppleEnvironment, signedPayload: string): Promise<ResponseBodyV2DecodedPayload> {
+    const verifier = this.forEnvironment(config, environment);
+    if (!verifier) throw new AppleVerificationFailed(`${environment}: not configured`);
+    try {
+      return await verifier.verifyAndDecodeNotification(signedPayload);
+    } catch (err) {
+      throw describeFailure(err);
+    }
+  }
+
+  async verifyTransactionIn(config: AppleRailConfig, environment: AppleEnvironment, signedTransaction: string): Promise<JWSTransactionDecodedPayload> {
+    const verifier = this.forEnvironment(config, environment);
+    if (!verifier) throw new AppleVerificationFailed(`${environment}: not configured`);
+    try {
+      return await verifier.verifyAndDecodeTransaction(signedTransaction);
+    } catch (err) {
+      throw describeFailure(err);
+    }
+  }
+}
+
+const shared = new Map<boolean, AppleVerifiers>();
+
+/** One verifier set per process (each caches its `SignedDataVerifier`s). */
+export function appleVerifiers(onlineChecks: boolean): AppleVerifiers {
+  let verifiers = shared.get(onlineChecks);
+  if (!verifiers) {
+    verifiers = new AppleVerifiers(onlineChecks);
+    shared.set(onlineChecks, verifiers);
+  }
+  return verifiers;
+}
+
+function describeFailure(err: unknown): AppleVerificationFailed {
+  if (err instanceof VerificationException) {
+    const status = VerificationStatus[err.status] ?? String(err.status);
+    return new AppleVerificationFailed(status.toLowerCase(), err.status === VerificationStatus.RETRYABLE_VERIFICATION_FAILURE);
+  }
+  return new AppleVerificationFailed(err instanceof Error ? err.message : 'unknown failure');
+}
+
+/**
+ * The environment a notification claims, read WITHOUT verification, only to choose which
+ * configuration and verifier to verify it with (the verifier then checks the claim).
+ */
+export function claimedNotificationEnvironment(signedPayload: string): AppleEnvironment | null {
+  const payload = unverifiedJwsPayload(signedPayload);
+  const data = payload?.data as Record<string, unknown> | undefined;
+  const summary = payload?.summary as Record<string, unknown> | undefined;
+  const claimed = data?.environment ?? summary?.environment;
+  if (claimed === 'Production') return 'Production';
+  if (claimed === undefined || claimed === null) return null;
+  return 'Sandbox';
+}
+
+export function unverifiedJwsPayload(jws: string): Record<string, unknown> | null {
+  const parts = jws.split('.');
+  if (parts.length !== 3) return null;
+  try {
+    const payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as unknown;
+    return typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}

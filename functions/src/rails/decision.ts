@@ -1,0 +1,267 @@
+import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
+import { appendAudit, auditRef } from '../audit/append';
+import type { AuditEntry } from '../audit/model';
+import { entitlementKeysForProduct, type CatalogRail } from '../entitlements/catalog';
+import type { GrantRecord, ProjectionDoc } from '../entitlements/model';
+import { getAllInTx, grantRef, projectEntitlements, projectionRef, readCustomerGrants, writeProjection } from '../entitlements/projection';
+import { customerRef } from '../identity/repository';
+import type { CustomerRecord } from '../identity/model';
+import type { EnvScope } from '../store/scope';
+import { ACCESS_STATES, SUBSCRIPTIONS, subscriptionDocId, type SubscriptionRecord, type SubscriptionSnapshot } from './model';
+
+/**
+ * The one transaction every rail decision runs (purchase sync and the three webhooks):
+ *
+ * 1. the audit entry of the event id exists → a duplicate delivery: nothing changes;
+ * 2. the subscription record has seen a newer event → `no_op` (`out_of_order`): older events
+ *    never overwrite newer state;
+ * 3. otherwise the subscription record, the customer's grants for it, the projection and one
+ *    audit entry are written together, so the decision is recorded exactly when it applies.
+ */
+export interface RailDecisionInput {
+  scope: EnvScope;
+  rail: CatalogRail;
+  /** The rail's own event id (audit document id, de-duplication key). */
+  eventId: string;
+  eventType: string;
+  /** The rail's subscription id (record id), or null when the event concerns none. */
+  subscriptionId: string | null;
+  /** The rail's time of this event (signed date, `created`, `eventTimeMillis`). */
+  eventAt: number;
+  /**
+   * Set when the state was re-read from the provider (Stripe, Play): the time of that read.
+   * Such a snapshot is current whatever the event's age, so only a newer read supersedes it;
+   * without a read, an event older than the last applied one is stale.
+   */
+  readAt?: number;
+  receivedAt: number;
+  now: number;
+  reconciledWithProvider: boolean;
+  /** The customer resolved before the transaction; a record that already has an owner keeps it. */
+  customerId: string | null;
+  /** The subscription as this event shows it, given the stored record; null: nothing to apply. */
+  snapshot: (current: SubscriptionRecord | null) => SubscriptionSnapshot | null;
+  /** Why nothing applies when `snapshot` gives null. */
+  noSnapshotReason: string;
+  /** Rail-specific record fields, given the stored record. */
+  railFacts?: (current: SubscriptionRecord | null) => Pick<SubscriptionRecord, 'apple' | 'stripe' | 'google'>;
+  /** Extra writes of the same decision (payment index, idempotency record). */
+  extraWrites?: (tx: Transaction, outcome: RailDecision) => void;
+  details?: Record<string, unknown>;
+}
+
+export interface RailDecision {
+  /** The event was recorded before: this delivery changed nothing. */
+  duplicate: boolean;
+  decision: AuditEntry['decision'];
+  reason: string;
+  customerId: string | null;
+  fromState: string | null;
+  toState: string | null;
+  /** The customer's projection after the decision (null without a customer). */
+  projection: ProjectionDoc | null;
+}
+
+export const subscriptionRef = (scope: EnvScope, rail: CatalogRail, subscriptionId: string) => scope.doc(SUBSCRIPTIONS, subscriptionDocId(rail, subscriptionId));
+
+/** Grant ids are deterministic per subscription and key, so re-applying updates in place. */
+export const railGrantId = (rail: CatalogRail, subscriptionId: string, key: string): string => `${rail}:${subscriptionId}:${key}`;
+
+export async function decideRailEvent(input: RailDecisionInput): Promise<RailDecision> {
+  const { scope } = input;
+  return scope.runTransaction(async (tx) => {
+    const subRef = input.subscriptionId ? subscriptionRef(scope, input.rail, input.subscriptionId) : null;
+    const [auditSnap, subSnap] = await getAllInTx(tx, scope, [auditRef(scope, input.eventId), ...(subRef ? [subRef] : [])]);
+    const current = subSnap?.exists ? (subSnap.data() as SubscriptionRecord) : null;
+    if (auditSnap.exists) return duplicateOf(tx, scope, auditSnap);
+
+    const customerId = await owningCustomer(tx, scope, [current?.customerId ?? null, input.customerId]);
+    const projectionSnap = customerId ? (await getAllInTx(tx, scope, [projectionRef(scope, customerId)]))[0] : null;
+    const fromState = current?.state ?? null;
+
+    const stale = isStale(input, current);
+    const snapshot = stale ? null : input.snapshot(current);
+    if (!snapshot || !subRef) {
+      const reason = stale ? 'out_of_order' : input.noSnapshotReason;
+      const outcome: RailDecision = { duplicate: false, decision: 'no_op', reason, customerId, fromState, toState: fromState, projection: storedProjection(projectionSnap) };
+      record(tx, input, outcome);
+      return outcome;
+    }
+
+    const keysByProduct = await Promise.all(snapshot.productIds.map((productId) => entitlementKeysForProduct(scope, input.rail, productId, tx)));
+    const grants = customerId ? await readCustomerGrants(tx, scope, customerId) : [];
+
+    // Writes: every read is done.
+    const changed = customerId ? subscriptionGrants(input, snapshot, keysByProduct, current, grants, customerId) : [];
+    const allGrants = mergeGrants(grants, changed);
+    const grantedKeys = [...new Set(keysByProduct.flat())].sort();
+    for (const grant of changed) tx.set(grantRef(scope, grant.grantId), grant);
+    if (customerId && changed.length > 0) writeProjection(tx, scope, customerId, allGrants, input.now);
+    tx.set(subRef, subscriptionRecord(input, snapshot, current, customerId, grantedKeys));
+
+    const decision = decideOutcome(snapshot, current, changed, customerId, grantedKeys);
+    const projection = customerId ? { customerId, entitlements: projectEntitlements(allGrants, input.now), updatedAt: input.now } : null;
+    const outcome: RailDecision = { duplicate: false, ...decision, customerId, fromState, toState: snapshot.state, projection };
+    record(tx, input, outcome, { productIds: snapshot.productIds, entitlementKeys: grantedKeys });
+    return outcome;
+  });
+}
+
+function isStale(input: RailDecisionInput, current: SubscriptionRecord | null): boolean {
+  if (!current) return false;
+  if (input.readAt !== undefined) return (current.lastReadAt ?? 0) > input.readAt;
+  return input.eventAt < current.lastEventAt;
+}
+
+/**
+ * The customer the subscription belongs to: the record's owner (stable across renewals), else
+ * the customer resolved for this event; only an active customer (an erased or merged one
+ * receives nothing, and its stale link is replaced by the identity repository).
+ */
+async function owningCustomer(tx: Transaction, scope: EnvScope, candidates: (string | null)[]): Promise<string | null> {
+  const ids = [...new Set(candidates.filter((id): id is string => id !== null))];
+  if (ids.length === 0) return null;
+  const snaps = await getAllInTx(tx, scope, ids.map((id) => customerRef(scope, id)));
+  const active = snaps.find((snap) => snap.exists && (snap.data() as CustomerRecord).status === 'active');
+  return active ? active.id : null;
+}
+
+async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: DocumentSnapshot): Promise<RailDecision> {
+  const entry = auditSnap.data() as AuditEntry;
+  const projectionSnap = entry.customerId ? (await getAllInTx(tx, scope, [projectionRef(scope, entry.customerId)]))[0] : null;
+  return {
+    duplicate: true,
+    decision: entry.decision,
+    reason: entry.reason,
+    customerId: entry.customerId,
+    fromState: entry.fromState,
+    toState: entry.toState,
+    projection: storedProjection(projectionSnap),
+  };
+}
+
+const storedProjection = (snap: DocumentSnapshot | null): ProjectionDoc | null => (snap?.exists ? (snap.data() as ProjectionDoc) : null);
+
+/**
+ * The subscription's grants after this event: one per entitlement key its products unlock,
+ * valid until the access end (revoked on refund or revocation); keys it granted before and no
+ * longer unlocks (a product change) lapse now.
+ */
+function subscriptionGrants(
+  input: RailDecisionInput,
+  snapshot: SubscriptionSnapshot,
+  keysByProduct: string[][],
+  current: SubscriptionRecord | null,
+  grants: readonly GrantRecord[],
+  customerId: string,
+): GrantRecord[] {
+  const { rail, now } = input;
+  const existing = new Map(grants.map((g) => [g.grantId, g]));
+  const changed: GrantRecord[] = [];
+  const granted = new Set<string>();
+  const validUntil = ACCESS_STATES.has(snapshot.state) ? snapshot.accessUntil : Math.min(snapshot.accessUntil ?? input.eventAt, input.eventAt);
+  snapshot.productIds.forEach((productId, i) => {
+    for (const key of keysByProduct[i]) {
+      if (granted.has(key)) continue;
+      granted.add(key);
+      const grantId = railGrantId(rail, snapshot.subscriptionId, key);
+      const before = existing.get(grantId);
+      const next: GrantRecord = {
+        grantId,
+        customerId,
+        entitlementKey: key,
+        source: { rail, productId, subscriptionId: snapshot.subscriptionId },
+        validUntil,
+        revokedAt: snapshot.revokedAt,
+        createdAt: before?.createdAt ?? now,
+        updatedAt: now,
+      };
+      if (!before || grantDiffers(before, next)) changed.push(next);
+    }
+  });
+  for (const key of current?.entitlementKeys ?? []) {
+    if (granted.has(key)) continue;
+    const before = existing.get(railGrantId(rail, snapshot.subscriptionId, key));
+    if (!before || before.revokedAt !== null) continue;
+    const lapsed = before.validUntil === null ? input.eventAt : Math.min(before.validUntil, input.eventAt);
+    if (lapsed !== before.validUntil) changed.push({ ...before, validUntil: lapsed, updatedAt: now });
+  }
+  return changed;
+}
+
+function grantDiffers(a: GrantRecord, b: GrantRecord): boolean {
+  return (
+    a.validUntil !== b.validUntil ||
+    a.revokedAt !== b.revokedAt ||
+    a.customerId !== b.customerId ||
+    a.source.productId !== b.source.productId ||
+    a.source.subscriptionId !== b.source.subscriptionId
+  );
+}
+
+function mergeGrants(grants: readonly GrantRecord[], changed: readonly GrantRecord[]): GrantRecord[] {
+  const byId = new Map(grants.map((g) => [g.grantId, g]));
+  for (const grant of changed) byId.set(grant.grantId, grant);
+  return [...byId.values()];
+}
+
+function subscriptionRecord(
+  input: RailDecisionInput,
+  snapshot: SubscriptionSnapshot,
+  current: SubscriptionRecord | null,
+  customerId: string | null,
+  entitlementKeys: string[],
+): SubscriptionRecord {
+  const record: SubscriptionRecord = {
+    ...snapshot,
+    rail: input.rail,
+    productId: snapshot.productIds[0] ?? current?.productId ?? '',
+    customerId,
+    entitlementKeys,
+    lastEventId: input.eventId,
+    lastEventAt: Math.max(input.eventAt, current?.lastEventAt ?? 0),
+    lastReadAt: input.readAt !== undefined ? Math.max(input.readAt, current?.lastReadAt ?? 0) : (current?.lastReadAt ?? null),
+    createdAt: current?.createdAt ?? input.now,
+    updatedAt: input.now,
+    ...(input.railFacts ? input.railFacts(current) : {}),
+  };
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as SubscriptionRecord;
+}
+
+function decideOutcome(
+  snapshot: SubscriptionSnapshot,
+  current: SubscriptionRecord | null,
+  changed: readonly GrantRecord[],
+  customerId: string | null,
+  grantedKeys: string[],
+): { decision: AuditEntry['decision']; reason: string } {
+  if (!customerId) return { decision: 'no_op', reason: 'customer_unbound' };
+  if (grantedKeys.length === 0 && changed.length === 0) return { decision: 'no_op', reason: 'product_not_in_catalog' };
+  if (changed.length > 0) return { decision: 'applied', reason: transitionReason(current?.state ?? null, snapshot.state) };
+  return { decision: 'no_op', reason: 'already_current' };
+}
+
+function transitionReason(from: string | null, to: string): string {
+  if (from === null) return `created_${to}`;
+  return from === to ? `updated_${to}` : `${from}_to_${to}`;
+}
+
+function record(tx: Transaction, input: RailDecisionInput, outcome: RailDecision, extra: Record<string, unknown> = {}): void {
+  appendAudit(tx, input.scope, {
+    eventId: input.eventId,
+    rail: input.rail,
+    eventType: input.eventType,
+    customerId: outcome.customerId,
+    subscriptionId: input.subscriptionId,
+    decision: outcome.decision,
+    reason: outcome.reason,
+    fromState: outcome.fromState,
+    toState: outcome.toState,
+    signatureVerified: true,
+    reconciledWithProvider: input.reconciledWithProvider,
+    rawEventReceivedAt: input.receivedAt,
+    processedAt: input.now,
+    details: { ...input.details, ...extra },
+  });
+  input.extraWrites?.(tx, outcome);
+}

@@ -1,0 +1,25 @@
+import type { androidpublisher_v3 } from '@googleapis/androidpublisher';
+import type { Deps } from '../../app/deps';
+import type { GoogleRailConfig } from '../config';
+
+/**
+ * The subscription as the Play Developer API reports it now (`purchases.subscriptionsv2.get`),
+ * with the project's service account from the secret store. Null when Play does not know the
+ * token (404, or 410 for a purchase long expired); other failures throw so the push is retried.
+ */
+export type PlaySubscription = androidpublisher_v3.Schema$SubscriptionPurchaseV2;
+
+export async function readPlaySubscription(deps: Deps, config: GoogleRailConfig, purchaseToken: string): Promise<PlaySubscription | null> {
+  const serviceAccount = await deps.secrets.read(config.serviceAccountRef);
+  const edges = deps.rails.google;
+  const { androidpublisher } = await import('@googleapis/androidpublisher');
+  const client = androidpublisher({ version: 'v3', auth: await edges.playAuth(serviceAccount), ...(edges.playRootUrl ? { rootUrl: edges.playRootUrl } : {}) });
+  try {
+    const response = await client.purchases.subscriptionsv2.get({ packageName: config.packageName, token: purchaseToken }, { retry: false });
+    return response.data;
+  } catch (err) {
+    const status = (err as { status?: unknown; code?: unknown }).status ?? (err as { code?: unknown }).code;
+    if (status === 404 || status === 410 || status === '404' || status === '410') return null;
+    throw err;
+  }
+}

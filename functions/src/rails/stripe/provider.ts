@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import Stripe from 'stripe';
+import type { Deps } from '../../app/deps';
+import type { StripeRailConfig } from '../config';
+import type { StripeObject } from './objects';
+
+/**
+ * Stripe's current view of a subscription, read with the project's secret key (from the
+ * secret store, at the moment of use). Rebuilding state from this read is what keeps
+ * out-of-order or concurrent events from regressing it.
+ */
+const clients = new Map<string, Stripe>();
+
+function clientFor(deps: Deps, secretKey: string): Stripe {
+  const api = deps.rails.stripe.api;
+  const cacheKey = createHash('sha256').update(JSON.stringify([secretKey, api])).digest('hex');
+  let client = clients.get(cacheKey);
+  if (!client) {
+    client = new Stripe(secretKey, { ...api, maxNetworkRetries: 1, timeout: 10_000 });
+    if (clients.size >= 32) clients.clear();
+    clients.set(cacheKey, client);
+  }
+  return client;
+}
+
+/** The subscription now, or null when Stripe does not know it. Other failures throw (the rail retries). */
+export async function readStripeSubscription(deps: Deps, config: StripeRailConfig, subscriptionId: string): Promise<StripeObject | null> {
+  const secretKey = await deps.secrets.read(config.secretKeyRef);
+  try {
+    const subscription = await clientFor(deps, secretKey).subscriptions.retrieve(subscriptionId);
+    return subscription as unknown as StripeObject;
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'resource_missing') return null;
+    throw err;
+  }
+}
