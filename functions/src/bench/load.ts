@@ -15,8 +15,9 @@ export async function drive(baseUrl: string, request: BenchRequest, connections:
   const result = await autocannon({
     url: `${baseUrl}${request.path}`,
     method: request.method,
-    headers: { ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}), ...request.headers },
-    body: request.body !== undefined ? JSON.stringify(request.body) : undefined,
+    headers: { ...(hasBody(request) ? { 'content-type': 'application/json' } : {}), ...request.headers },
+    body: request.body !== undefined && !request.nextBody ? JSON.stringify(request.body) : undefined,
+    requests: request.nextBody ? [{ setupRequest: (req) => ({ ...req, body: request.nextBody!() }) }] : undefined,
     connections,
     duration: seconds,
   });
@@ -34,10 +35,14 @@ export async function drive(baseUrl: string, request: BenchRequest, connections:
 export async function roundTripsOf(baseUrl: string, request: BenchRequest): Promise<{ status: number; roundTrips: number | null }> {
   const response = await fetch(`${baseUrl}${request.path}`, {
     method: request.method,
-    headers: { ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}), ...request.headers },
-    body: request.body !== undefined ? JSON.stringify(request.body) : undefined,
+    headers: { ...(hasBody(request) ? { 'content-type': 'application/json' } : {}), ...request.headers },
+    body: request.nextBody ? request.nextBody() : request.body !== undefined ? JSON.stringify(request.body) : undefined,
   });
   await response.arrayBuffer();
   const header = response.headers.get('x-tessera-round-trips');
   return { status: response.status, roundTrips: header === null ? null : Number(header) };
+}
+
+function hasBody(request: BenchRequest): boolean {
+  return request.body !== undefined || request.nextBody !== undefined;
 }

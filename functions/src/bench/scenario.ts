@@ -13,6 +13,8 @@ export interface BenchRequest {
   path: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /** The JSON text of each request, for requests that must differ every time (overrides `body`). */
+  nextBody?: () => string;
 }
 
 /**

@@ -13,7 +13,7 @@ import { parseStackTrace, type StackFrame } from './stackTrace';
  * is read once (two store reads for the whole trace) and indexed once.
  */
 export interface OriginalPosition {
-  /** The source as named by the map (its `sourceRoot` applied). */
+  /** The source as the map names it, with its `sourceRoot` applied and `./` segments normalised (by trace-mapping). */
   source: string;
   /** 1-based, like the stack trace's own positions. */
   line: number;

@@ -1,6 +1,7 @@
 import type { Scenario } from '../scenario';
 import { eventScenarios } from './events';
 import { platformScenarios } from './platform';
+import { sourcemapScenarios } from './sourcemaps';
 
 /** Every benchmark scenario, in report order. A capability adds its file here. */
-export const SCENARIOS: Scenario[] = [...platformScenarios, ...eventScenarios];
+export const SCENARIOS: Scenario[] = [...platformScenarios, ...eventScenarios, ...sourcemapScenarios];
