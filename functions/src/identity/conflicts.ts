@@ -1,0 +1,130 @@
+import type { DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
+import { appendAudit } from '../audit/append';
+import { OperatorError } from '../cli/operatorError';
+import type { GrantRecord } from '../entitlements/model';
+import { GRANTS } from '../entitlements/model';
+import { projectionRef, writeProjection } from '../entitlements/projection';
+import { randomToken } from '../keys/format';
+import type { Env } from '../store/env';
+import { EnvScope } from '../store/scope';
+import { conflictRef, IDENTITY_CONFLICTS, parseConflictId, type ConflictRecord } from './conflictModel';
+import { identityDocId, IDENTITY_INDEX, type CustomerRecord } from './model';
+import { customerRef } from './refs';
+import { mergeTraits } from './traits';
+
+/** Operator review of identity merge conflicts (`tessera conflicts list|resolve`). */
+
+export async function listConflicts(db: Firestore, projectId: string, env: Env, status: ConflictRecord['status'] = 'open'): Promise<ConflictRecord[]> {
+  const scope = new EnvScope(db, projectId, env);
+  const snapshot = await scope.collection(IDENTITY_CONFLICTS).where('status', '==', status).get();
+  return snapshot.docs.map((d) => d.data() as ConflictRecord).sort((a, b) => a.createdAt - b.createdAt || a.conflictId.localeCompare(b.conflictId));
+}
+
+export interface MergeReport {
+  conflictId: string;
+  decision: 'merged' | 'kept_separate';
+  canonicalCustomerId: string;
+  mergedCustomerIds: string[];
+  movedIdentities: number;
+  movedGrants: number;
+  auditEventId: string | null;
+}
+
+const scopeOf = (db: Firestore, id: string): EnvScope => {
+  const partition = parseConflictId(id);
+  if (!partition) throw new OperatorError('invalid_argument', `Not a conflict id: ${id}.`);
+  return new EnvScope(db, partition.projectId, partition.env);
+};
+
+export async function keepSeparate(db: Firestore, id: string, now: number): Promise<MergeReport> {
+  const scope = scopeOf(db, id);
+  return db.runTransaction(async (tx) => {
+    const conflict = openConflict(await tx.get(conflictRef(scope, id)), id);
+    tx.update(conflictRef(scope, id), { status: 'kept_separate', resolvedAt: now });
+    return { conflictId: id, decision: 'kept_separate', canonicalCustomerId: conflict.canonicalCustomerId, mergedCustomerIds: [], movedIdentities: 0, movedGrants: 0, auditEventId: null };
+  });
+}
+
+/**
+ * Merges the conflict's other customers into its canonical customer in ONE transaction: every
+ * identity-index entry and every grant moves to the canonical customer, its projection is
+ * rebuilt from the combined grants, the others become `merged` tombstones pointing at it, and
+ * one audit entry records the decision.
+ */
+export async function mergeConflict(db: Firestore, id: string, now: number): Promise<MergeReport> {
+  const scope = scopeOf(db, id);
+  return db.runTransaction(async (tx) => {
+    const conflict = openConflict(await tx.get(conflictRef(scope, id)), id);
+    const canonicalId = conflict.canonicalCustomerId;
+    const others = conflict.otherCustomerIds;
+    const all = [canonicalId, ...others];
+    const customerSnaps = await tx.getAll(...all.map((c) => customerRef(scope, c)));
+    const customers = customerSnaps.map((s, i) => {
+      const record = s.exists ? (s.data() as CustomerRecord) : null;
+      if (!record || record.status !== 'active') throw new OperatorError('conflict', `Customer ${all[i]} is no longer active (${record?.status ?? 'missing'}); it cannot be merged.`);
+      return record;
+    });
+    const entries = await tx.get(scope.collection(IDENTITY_INDEX).where('customerId', 'in', others));
+    const grants = await tx.get(scope.collection(GRANTS).where('customerId', 'in', all));
+
+    const [canonical, ...merged] = customers;
+    for (const entry of entries.docs) tx.update(entry.ref, { customerId: canonicalId, updatedAt: now });
+    const combined: GrantRecord[] = [];
+    let movedGrants = 0;
+    for (const doc of grants.docs) {
+      const grant = doc.data() as GrantRecord;
+      if (grant.customerId !== canonicalId) {
+        tx.update(doc.ref, { customerId: canonicalId });
+        movedGrants += 1;
+      }
+      combined.push({ ...grant, customerId: canonicalId });
+    }
+    writeProjection(tx, scope, canonicalId, combined, now);
+    for (const other of others) tx.delete(projectionRef(scope, other));
+
+    const seen = new Set(canonical.identities.map((i) => identityDocId(i.kind, i.id)));
+    const identities = [...canonical.identities];
+    let traits = {};
+    for (const record of merged) {
+      for (const identity of record.identities) {
+        if (!seen.has(identityDocId(identity.kind, identity.id))) identities.push(identity);
+        seen.add(identityDocId(identity.kind, identity.id));
+      }
+      traits = mergeTraits(traits, record.traits ?? {});
+    }
+    tx.update(customerRef(scope, canonicalId), {
+      identities,
+      traits: mergeTraits(traits, canonical.traits ?? {}), // the canonical customer's own values win
+      email: canonical.email ?? merged.find((m) => m.email)?.email ?? null,
+      updatedAt: now,
+    });
+    for (const other of others) tx.update(customerRef(scope, other), { status: 'merged', mergedInto: canonicalId, identities: [], updatedAt: now });
+    tx.update(conflictRef(scope, id), { status: 'merged', resolvedAt: now });
+
+    const auditEventId = `srv_merge_${randomToken(24)}`;
+    appendAudit(tx, scope, {
+      eventId: auditEventId,
+      rail: 'manual',
+      eventType: 'customer.merged',
+      customerId: canonicalId,
+      subscriptionId: null,
+      decision: 'applied',
+      reason: `Operator merged ${others.join(', ')} into ${canonicalId} after reviewing conflict ${id}.`,
+      fromState: 'separate',
+      toState: 'merged',
+      signatureVerified: false,
+      reconciledWithProvider: false,
+      rawEventReceivedAt: conflict.createdAt,
+      processedAt: now,
+      details: { conflictId: id, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, surface: 'cli' },
+    });
+    return { conflictId: id, decision: 'merged', canonicalCustomerId: canonicalId, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, auditEventId };
+  });
+}
+
+function openConflict(snapshot: DocumentSnapshot, id: string): ConflictRecord {
+  if (!snapshot.exists) throw new OperatorError('not_found', `No conflict ${id}.`);
+  const conflict = snapshot.data() as ConflictRecord;
+  if (conflict.status !== 'open') throw new OperatorError('conflict', `Conflict ${id} is already resolved (${conflict.status}).`);
+  return conflict;
+}
