@@ -90,6 +90,7 @@ export async function markForErasure(
 ): Promise<{ customerId: string; requestedAt: number; erased: boolean } | null> {
   return scope.runTransaction(async (tx) => {
     let id = customerId;
+    scope.roundTrips.add();
     let snapshot = await tx.get(customerRef(scope, id));
     for (let hops = 0; snapshot.exists && (snapshot.data() as CustomerRecord).status === 'merged' && hops < 3; hops += 1) {
       id = (snapshot.data() as CustomerRecord).mergedInto!;

@@ -1,7 +1,8 @@
 import type { Scenario } from '../scenario';
 import { eventScenarios } from './events';
+import { identityScenarios } from './identity';
 import { platformScenarios } from './platform';
 import { sourcemapScenarios } from './sourcemaps';
 
 /** Every benchmark scenario, in report order. A capability adds its file here. */
-export const SCENARIOS: Scenario[] = [...platformScenarios, ...eventScenarios, ...sourcemapScenarios];
+export const SCENARIOS: Scenario[] = [...platformScenarios, ...eventScenarios, ...sourcemapScenarios, ...identityScenarios];
