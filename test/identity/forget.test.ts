@@ -102,6 +102,13 @@ describe('authority', () => {
     expect((await forget({ userId: 'nobody' }, secret())).body.serviceCustomerId).toBeNull();
   });
 
+  it('is rate limited by the forget bucket (1/s, burst 10)', async () => {
+    for (let i = 0; i < 10; i += 1) expect((await forget({ anonymousId: `burst-${i}` })).status).toBe(200);
+    const limited = await forget({ anonymousId: 'burst-10' });
+    expectError(limited, 429, 'rate_limit_error', 'rate_limited');
+    expect(limited.headers['retry-after']).toBe('1');
+  });
+
   it('validates the body', async () => {
     expectError(await forget({}), 400, 'invalid_request_error', 'invalid_param_value');
     expectError(await forget({ customerId: 'cus_123' }, secret()), 400, 'invalid_request_error', 'invalid_customer');
