@@ -1,6 +1,7 @@
 import { invalidParam } from '../http/errors';
 import { route } from '../http/route';
 import { compileSchema } from '../http/validation';
+import { UUID_PATTERN } from '../identity/identifiers';
 import { withIdempotency } from './idempotency';
 import { syncApplePurchase, type AppleSyncInput } from './syncService';
 
@@ -12,8 +13,6 @@ export interface SyncBody extends AppleSyncInput {
   rail: string;
 }
 
-/** Lowercase RFC 4122 UUID (the App Store's appAccountToken), as identify accepts it. */
-const APP_ACCOUNT_TOKEN = '^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$';
 const JWS = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$';
 
 export const syncBodySchema = {
@@ -29,7 +28,7 @@ export const appleSyncSchema = {
     rail: { const: 'apple' },
     signedTransactionInfo: { type: 'string', minLength: 1, maxLength: 32768, pattern: JWS },
     signedRenewalInfo: { type: 'string', minLength: 1, maxLength: 32768, pattern: JWS },
-    appAccountToken: { type: 'string', pattern: APP_ACCOUNT_TOKEN },
+    appAccountToken: { type: 'string', pattern: UUID_PATTERN.source },
     environment: { type: 'string' },
   },
 };
