@@ -10,6 +10,8 @@ import { toPublicEntitlements } from './publicShape';
  * `GET /v1/server/customers/{customerId}/entitlements`: any customer of the key's project and
  * environment, in the public read's shape. One round trip: the customer and its projection in
  * one `getAll` (which also carries the key re-check). Unknown customer: `400 invalid_customer`.
+ * Like the other secret-key server endpoints it has no token bucket (the spec sets none; the
+ * public read's `entitlements` bucket belongs to `GET /v1/entitlements`).
  */
 export async function readKnownCustomerEntitlements(scope: EnvScope, customerId: string, now: number): Promise<PublicEntitlement[]> {
   const [customer, projection] = await scope.getAll(customerRef(scope, customerId), projectionRef(scope, customerId));
@@ -21,7 +23,6 @@ export const serverEntitlementsRoute = route({
   method: 'GET',
   path: '/v1/server/customers/:customerId/entitlements',
   key: 'secret',
-  rateLimit: 'entitlements',
   cacheControl: 'private, no-store',
   handler: async (ctx) => {
     const customerId = requireCustomerIdParam(ctx.params.customerId);

@@ -1,0 +1,50 @@
+import { grantManually } from '../../entitlements/manualGrants';
+import { linkHints } from '../../identity/repository';
+import { EnvScope } from '../../store/scope';
+import type { BenchContext, Scenario } from '../scenario';
+
+/**
+ * Server grant and server read. Each scenario works on one customer of its own project: the
+ * grant rotates over 20 entitlement keys (a new grant, then extensions), every request one
+ * transaction that reads the customer, the projection and the customer's grants and writes the
+ * grant, the projection and the audit entry; the read is one `getAll` of customer and projection.
+ */
+const REASON = 'Benchmark grant: goodwill credit for support ticket';
+
+async function customerWithEntitlements(ctx: BenchContext): Promise<{ customerId: string; secret: string }> {
+  const scope = new EnvScope(ctx.deps.db, ctx.project.projectId, 'test');
+  const now = ctx.deps.clock.now();
+  const { customerId } = await linkHints(scope, [{ kind: 'developer', id: `bench-user-${now}` }], 'self_asserted', now);
+  for (const key of ['pro', 'sync', 'team_seats']) {
+    await grantManually(scope, { customerId: customerId!, entitlementKey: key, duration: 'P1Y', reason: REASON }, { requestId: 'bench', keyId: 'bench' }, now);
+  }
+  return { customerId: customerId!, secret: ctx.project.apps.find((app) => app.platform === 'web')!.keys.test.secret };
+}
+
+let sequence = 0;
+
+export const entitlementScenarios: Scenario[] = [
+  {
+    name: 'POST /v1/server/customers/{id}/grant, one customer, 1 client',
+    note: 'one transaction per grant; grants to one customer serialise on its projection document',
+    connections: 1,
+    prepare: async (ctx) => {
+      const { customerId, secret } = await customerWithEntitlements(ctx);
+      return {
+        method: 'POST',
+        path: `/v1/server/customers/${customerId}/grant`,
+        headers: { Authorization: `Bearer ${secret}` },
+        nextBody: () => JSON.stringify({ entitlementKey: `bench_key_${(sequence += 1) % 20}`, duration: 'P30D', reason: REASON }),
+      };
+    },
+  },
+  {
+    name: 'GET /v1/server/customers/{id}/entitlements, 10 clients',
+    note: 'customer and projection in one getAll',
+    connections: 10,
+    prepare: async (ctx) => {
+      const { customerId, secret } = await customerWithEntitlements(ctx);
+      return { method: 'GET', path: `/v1/server/customers/${customerId}/entitlements`, headers: { Authorization: `Bearer ${secret}` } };
+    },
+  },
+];
