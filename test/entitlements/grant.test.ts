@@ -200,6 +200,9 @@ describe('granting', () => {
 
   it('concurrent grants of one key to one customer converge: one grant, one consistent end, every attempt audited', async () => {
     const customerId = await newCustomer(service, project);
+    // Register the key first (through another customer) so the only shared documents are this
+    // customer's: the projection and grants must serialise the attempts on their own.
+    await grant(await newCustomer(service, project), { entitlementKey: 'team', duration: 'P30D', reason: REASON });
     const durations = ['P30D', 'P90D', 'P30D', 'P1Y', 'P90D'];
     const results = await Promise.all(durations.map((duration) => grant(customerId, { entitlementKey: 'team', duration, reason: REASON })));
     for (const res of results) expect(res.status).toBe(200);
