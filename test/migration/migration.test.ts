@@ -67,6 +67,13 @@ describe('request rules', () => {
     expectError(await migrate(tooMany), 400, 'invalid_request_error', 'invalid_param_value');
     expect(await customerOf('u0')).toBeNull();
   });
+
+  it('accepts exactly 1000 rows', async () => {
+    const res = await migrate(Array.from({ length: 1000 }, () => ({})));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ totalRows: 1000, errors: 1000, created: 0 });
+    expect(res.body.details.errors[999]).toEqual({ rowIndex: 999, developerUserId: null, reason: 'developerUserId_required' });
+  });
 });
 
 describe('linking rows to customers', () => {
