@@ -4,7 +4,7 @@
  * runner mounts.
  */
 import { setGlobalOptions } from 'firebase-functions/v2';
-import { onRequest } from 'firebase-functions/v2/https';
+import { onRequest, type HttpsOptions } from 'firebase-functions/v2/https';
 import { onTaskDispatched } from 'firebase-functions/v2/tasks';
 import { onSchedule } from 'firebase-functions/v2/scheduler';
 import { createDeps, type Deps } from './app/deps';
@@ -22,9 +22,9 @@ let deps: Deps | undefined;
 /** Built on first use so a cold start pays only for what it serves. */
 const getDeps = (): Deps => (deps ??= createDeps({ tasks: new CloudTasksQueue(REGION) }));
 
-function groupFunction(group: GroupName) {
+function groupFunction(group: GroupName, options: HttpsOptions = {}) {
   let app: ReturnType<typeof createApiApp> | undefined;
-  return onRequest({ invoker: 'public' }, (req, res) => {
+  return onRequest({ invoker: 'public', ...options }, (req, res) => {
     app ??= createApiApp(GROUPS[group], getDeps());
     app(req, res);
   });
@@ -34,8 +34,10 @@ export const platformApi = groupFunction('platform');
 export const identityApi = groupFunction('identity');
 export const eventsApi = groupFunction('events');
 export const purchasesApi = groupFunction('purchases');
-export const serverApi = groupFunction('server');
-export const sourcemapsApi = groupFunction('sourcemaps');
+// A 1,000-row migration runs its rows sequentially, each with its own transactions.
+export const serverApi = groupFunction('server', { timeoutSeconds: 540 });
+// 100 source maps per request are decoded, hashed and compressed in memory.
+export const sourcemapsApi = groupFunction('sourcemaps', { memory: '1GiB', timeoutSeconds: 120 });
 export const webhooksApi = groupFunction('webhooks');
 
 /** A Cloud Tasks queue function: runs the queue's handler; a throw makes Cloud Tasks retry. */

@@ -26,7 +26,7 @@ const readAudit = (eventId: string, key = project.web.test.secret) => service.re
 async function grantAndGetEventId(): Promise<{ eventId: string; customerId: string }> {
   const customerId = await newCustomer(service, project);
   const res = await service.request().post(`/v1/server/customers/${customerId}/grant`).set(bearer(project.web.test.secret)).send({ entitlementKey: 'pro', duration: 'P30D', reason: REASON });
-  return { eventId: res.body.auditEventId, customerId };
+  return { eventId: res.headers['x-service-audit-event-id'] as string, customerId };
 }
 
 it('returns the entry of a manual grant as audit_entry with the spec and decisions.md fields', async () => {

@@ -116,11 +116,11 @@ describe('granting', () => {
         updatedAt: Math.floor(now / 1000),
       },
       env: 'sandbox',
-      auditEventId: expect.stringMatching(/^srv_grant_[A-Za-z0-9]{24}$/),
     });
-    const audit = await auditOf(res.body.auditEventId);
+    expect(res.headers['x-service-audit-event-id']).toMatch(/^srv_grant_[A-Za-z0-9]{24}$/);
+    const audit = await auditOf(res.headers['x-service-audit-event-id']);
     expect(audit).toMatchObject({
-      eventId: res.body.auditEventId,
+      eventId: res.headers['x-service-audit-event-id'],
       rail: 'manual',
       env: 'test',
       projectId: project.projectId,
@@ -150,11 +150,11 @@ describe('granting', () => {
     service.clock.advance(DAY);
     const longer = await grant(customerId, { entitlementKey: 'pro', duration: 'P90D', reason: REASON });
     expect(longer.body.entitlement.validUntil).toBe(Math.floor((start + DAY + 90 * DAY) / 1000));
-    expect((await auditOf(longer.body.auditEventId))!.decision).toBe('applied');
+    expect((await auditOf(longer.headers['x-service-audit-event-id']))!.decision).toBe('applied');
     const shorter = await grant(customerId, { entitlementKey: 'pro', duration: 'P30D', reason: REASON });
     expect(shorter.status).toBe(200);
     expect(shorter.body.entitlement.validUntil).toBe(Math.floor((start + DAY + 90 * DAY) / 1000));
-    expect((await auditOf(shorter.body.auditEventId))!.decision).toBe('no_op');
+    expect((await auditOf(shorter.headers['x-service-audit-event-id']))!.decision).toBe('no_op');
     const grants = await grantsOf(customerId);
     expect(grants).toHaveLength(1);
     await expectProjectionMatchesGrants(customerId);
@@ -211,7 +211,7 @@ describe('granting', () => {
     const end = new Date(service.clock.now());
     end.setUTCFullYear(end.getUTCFullYear() + 1);
     expect(grants[0].validUntil).toBe(end.getTime());
-    const eventIds = new Set(results.map((r) => r.body.auditEventId));
+    const eventIds = new Set(results.map((r) => r.headers['x-service-audit-event-id']));
     expect(eventIds.size).toBe(durations.length);
     const audits = await scopeOf(service, project).collection('audit').where('customerId', '==', customerId).get();
     expect(audits.size).toBe(durations.length);

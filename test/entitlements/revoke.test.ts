@@ -61,9 +61,9 @@ it('revokes an active manual grant: entitlement_mutation with isActive false, au
       updatedAt: Math.floor(now / 1000),
     },
     env: 'sandbox',
-    auditEventId: expect.stringMatching(/^srv_revoke_[A-Za-z0-9]{24}$/),
   });
-  const audit = (await scopeOf(service, project).doc('audit', res.body.auditEventId).get()).data() as AuditEntry;
+  expect(res.headers['x-service-audit-event-id']).toMatch(/^srv_revoke_[A-Za-z0-9]{24}$/);
+  const audit = (await scopeOf(service, project).doc('audit', res.headers['x-service-audit-event-id']).get()).data() as AuditEntry;
   expect(audit).toMatchObject({ eventType: 'entitlement.revoked_manually', decision: 'applied', reason: 'refund requested', rail: 'manual', customerId, fromState: 'active', toState: 'revoked' });
   expect((await read(customerId)).body.data).toEqual([]);
   const [stored] = await grantsOf(customerId);

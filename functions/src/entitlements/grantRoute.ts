@@ -37,6 +37,6 @@ export const grantRoute = route<GrantBody>({
       { requestId: ctx.requestId, keyId: ctx.auth.keyId },
       now,
     );
-    return { body: mutationResponse(ctx, 'grant', customerId, outcome, now) };
+    return mutationResponse(ctx, 'grant', customerId, outcome, now);
   },
 });

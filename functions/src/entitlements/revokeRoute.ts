@@ -35,6 +35,6 @@ export const revokeRoute = route<RevokeBody>({
       { requestId: ctx.requestId, keyId: ctx.auth.keyId },
       now,
     );
-    return { body: mutationResponse(ctx, 'revoke', customerId, outcome, now) };
+    return mutationResponse(ctx, 'revoke', customerId, outcome, now);
   },
 });

@@ -7,7 +7,7 @@ export const CORS_PREFLIGHT_HEADERS = {
   'Access-Control-Max-Age': '600',
 } as const;
 
-const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, X-Service-Sample-Rate, Idempotent-Replayed';
+const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, X-Service-Sample-Rate, Idempotent-Replayed, X-Service-Audit-Event-Id';
 
 export function answerPreflight(req: Request, res: Response): void {
   const origin = req.get('origin');
