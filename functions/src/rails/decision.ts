@@ -159,7 +159,9 @@ function subscriptionGrants(
   const existing = new Map(grants.map((g) => [g.grantId, g]));
   const changed: GrantRecord[] = [];
   const granted = new Set<string>();
-  const validUntil = ACCESS_STATES.has(snapshot.state) ? snapshot.accessUntil : Math.min(snapshot.accessUntil ?? input.eventAt, input.eventAt);
+  // Access that ends with this event ends when it happened (never later than now).
+  const endedAt = Math.min(input.eventAt, now);
+  const validUntil = ACCESS_STATES.has(snapshot.state) ? snapshot.accessUntil : Math.min(snapshot.accessUntil ?? endedAt, endedAt);
   snapshot.productIds.forEach((productId, i) => {
     for (const key of keysByProduct[i]) {
       if (granted.has(key)) continue;
@@ -183,7 +185,7 @@ function subscriptionGrants(
     if (granted.has(key)) continue;
     const before = existing.get(railGrantId(rail, snapshot.subscriptionId, key));
     if (!before || before.revokedAt !== null) continue;
-    const lapsed = before.validUntil === null ? input.eventAt : Math.min(before.validUntil, input.eventAt);
+    const lapsed = before.validUntil === null ? endedAt : Math.min(before.validUntil, endedAt);
     if (lapsed !== before.validUntil) changed.push({ ...before, validUntil: lapsed, updatedAt: now });
   }
   return changed;
@@ -237,7 +239,8 @@ function decideOutcome(
 ): { decision: AuditEntry['decision']; reason: string } {
   if (!customerId) return { decision: 'no_op', reason: 'customer_unbound' };
   if (grantedKeys.length === 0 && changed.length === 0) return { decision: 'no_op', reason: 'product_not_in_catalog' };
-  if (changed.length > 0) return { decision: 'applied', reason: transitionReason(current?.state ?? null, snapshot.state) };
+  // A change of state is a decision even when the grants already end at the right time.
+  if (changed.length > 0 || current?.state !== snapshot.state) return { decision: 'applied', reason: transitionReason(current?.state ?? null, snapshot.state) };
   return { decision: 'no_op', reason: 'already_current' };
 }
 
