@@ -49,7 +49,7 @@ describe('hints and errors', () => {
   });
 
   it('an unknown customer is 200 with empty data and serviceCustomerId ""', async () => {
-    for (const query of [{ userId: 'stranger' }, { anonymousId: 'stranger-device' }, { customerId: 'cdcust_doesnotexist' }]) {
+    for (const query of [{ userId: 'stranger' }, { anonymousId: 'stranger-device' }, { customerId: 'cdcust_doesnotexist' }] as Record<string, string>[]) {
       const res = await read(query);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ object: 'list', data: [], serviceCustomerId: '', env: 'sandbox' });
@@ -65,7 +65,7 @@ describe('reads', () => {
       { object: 'entitlement', key: 'lifetime_pass', isActive: true, validUntil: null, source: { rail: 'manual', productId: 'manual', subscriptionId: 'sub_2' }, updatedAt: Math.floor(now / 1000) },
       { object: 'entitlement', key: 'pro', isActive: true, validUntil: Math.floor((now + 30 * DAY) / 1000), source: { rail: 'stripe', productId: 'prod_pro', subscriptionId: 'sub_1' }, updatedAt: Math.floor((now - 5000) / 1000) },
     ];
-    for (const query of [{ userId: 'reader' }, { anonymousId: 'reader-device' }, { customerId }]) {
+    for (const query of [{ userId: 'reader' }, { anonymousId: 'reader-device' }, { customerId }] as Record<string, string>[]) {
       const res = await read(query);
       expect(res.status).toBe(200);
       expect(res.headers['cache-control']).toBe('private, no-store');

@@ -32,7 +32,7 @@ afterAll(() => provider.close());
 beforeEach(() => service.clock.advance(61_000));
 
 describe('validation', () => {
-  const cases: [string, Record<string, unknown>][] = [
+  const cases: [string, unknown][] = [
     ['missing userId', { anonymousId: 'a1' }],
     ['empty userId', { userId: '', anonymousId: 'a1' }],
     ['userId over 256 chars', { userId: 'u'.repeat(257), anonymousId: 'a1' }],

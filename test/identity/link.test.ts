@@ -5,6 +5,7 @@
  * merged silently (developer-user-id customer canonical, conflict queued).
  */
 import { conflictRef, type ConflictRecord } from '../../functions/src/identity/conflictModel';
+import { linkAcrossInstances } from '../../functions/src/identity/link';
 import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/identity/model';
 import { customerRef, findCustomerIdByIdentity, identityRef, linkHints } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
@@ -35,6 +36,19 @@ describe('linkHints', () => {
     expect(customer.identities).toHaveLength(21);
     for (let i = 0; i < 20; i += 1) expect(await findCustomerIdByIdentity(scope, 'anonymous', `race-anon-${i}`)).toBe(customerId);
   });
+
+  it('racing instances (the transaction alone, no per-instance queue) still create exactly one customer', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        linkAcrossInstances(scope, { hints: [{ kind: 'developer', id: 'cross-race-user' }, { kind: 'anonymous', id: `cross-race-anon-${i}` }], assurance: 'self_asserted', now: now() }),
+      ),
+    );
+    const ids = new Set(results.map((r) => r.customerId));
+    expect(ids.size).toBe(1);
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    const customer = (await customerRef(scope, [...ids][0]!).get()).data() as CustomerRecord;
+    expect(customer.identities).toHaveLength(11);
+  }, 60_000);
 
   it('links an unknown hint to the known customer and is idempotent on repeat', async () => {
     const first = await linkHints(scope, [{ kind: 'developer', id: 'u-link' }, { kind: 'anonymous', id: 'a-link-1' }], 'self_asserted', now());

@@ -11,6 +11,7 @@ import { conflictRef, IDENTITY_CONFLICTS, parseConflictId, type ConflictRecord }
 import { identityDocId, IDENTITY_INDEX, type CustomerRecord } from './model';
 import { customerRef } from './refs';
 import { mergeTraits } from './traits';
+import { runIdentityTransaction } from './transactions';
 
 /** Operator review of identity merge conflicts (`tessera conflicts list|resolve`). */
 
@@ -38,7 +39,7 @@ const scopeOf = (db: Firestore, id: string): EnvScope => {
 
 export async function keepSeparate(db: Firestore, id: string, now: number): Promise<MergeReport> {
   const scope = scopeOf(db, id);
-  return db.runTransaction(async (tx) => {
+  return runIdentityTransaction(scope, async (tx) => {
     const conflict = openConflict(await tx.get(conflictRef(scope, id)), id);
     tx.update(conflictRef(scope, id), { status: 'kept_separate', resolvedAt: now });
     return { conflictId: id, decision: 'kept_separate', canonicalCustomerId: conflict.canonicalCustomerId, mergedCustomerIds: [], movedIdentities: 0, movedGrants: 0, auditEventId: null };
@@ -53,7 +54,7 @@ export async function keepSeparate(db: Firestore, id: string, now: number): Prom
  */
 export async function mergeConflict(db: Firestore, id: string, now: number): Promise<MergeReport> {
   const scope = scopeOf(db, id);
-  return db.runTransaction(async (tx) => {
+  return runIdentityTransaction(scope, async (tx) => {
     const conflict = openConflict(await tx.get(conflictRef(scope, id)), id);
     const canonicalId = conflict.canonicalCustomerId;
     const others = conflict.otherCustomerIds;

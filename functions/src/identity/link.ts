@@ -5,6 +5,7 @@ import { identityDocId, newCustomerId, type CustomerRecord, type IdentityIndexEn
 import { customerRef, identityRef } from './refs';
 import { mergeTraits, traitsEqual, type Traits } from './traits';
 import { runIdentityTransaction } from './transactions';
+import { KeyedMutex } from './keyedMutex';
 import { admitCall, VELOCITY_LIMIT, VELOCITY_WINDOW_MS, VelocityExceeded } from './velocity';
 
 export type Assurance = IdentityIndexEntry['assurance'];
@@ -53,8 +54,25 @@ const ASSURANCE_RANK: Record<Assurance, number> = { self_asserted: 0, rail: 1, v
 export async function linkIdentities(scope: EnvScope, request: LinkRequest): Promise<LinkResult> {
   const hints = uniqueHints(request.hints);
   if (hints.length === 0) return { customerId: null, mergePending: false, created: false, conflictId: null };
-  return runIdentityTransaction(scope, (tx) => linkInTransaction(tx, scope, hints, request));
+  const keys = hints.map((hint) => `${scope.rootPath}/${identityDocId(hint.kind, hint.id)}`);
+  return instanceLocks.run(keys, () => linkTransactionally(scope, hints, request));
 }
+
+/**
+ * The transaction alone, without the per-instance queue: what calls racing from different
+ * instances run. Exported so the uniqueness guarantee can be tested on its own.
+ */
+export async function linkAcrossInstances(scope: EnvScope, request: LinkRequest): Promise<LinkResult> {
+  const hints = uniqueHints(request.hints);
+  if (hints.length === 0) return { customerId: null, mergePending: false, created: false, conflictId: null };
+  return linkTransactionally(scope, hints, request);
+}
+
+const linkTransactionally = (scope: EnvScope, hints: Hint[], request: LinkRequest): Promise<LinkResult> =>
+  runIdentityTransaction(scope, (tx) => linkInTransaction(tx, scope, hints, request));
+
+/** Calls on this instance that share an identifier take turns (see KeyedMutex). */
+const instanceLocks = new KeyedMutex();
 
 async function linkInTransaction(tx: Transaction, scope: EnvScope, hints: Hint[], request: LinkRequest): Promise<LinkResult> {
   const { now } = request;

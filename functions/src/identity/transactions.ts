@@ -3,6 +3,14 @@ import type { EnvScope } from '../store/scope';
 
 /** gRPC codes a racing writer produces: ABORTED (contention) and ALREADY_EXISTS (a lost create()). */
 const RETRYABLE_CODES = new Set([6, 10]);
+/** The Firestore emulator ends a transaction it chose as a deadlock victim with this message. */
+const CLOSED_TRANSACTION = /Transaction is invalid or closed/;
+
+function isRetryable(err: unknown): boolean {
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code !== 'number') return false;
+  return RETRYABLE_CODES.has(code) || (code === 3 && typeof message === 'string' && CLOSED_TRANSACTION.test(message));
+}
 const MAX_ROUNDS = 8;
 
 /**
@@ -16,8 +24,7 @@ export async function runIdentityTransaction<T>(scope: EnvScope, fn: (tx: Transa
     try {
       return await scope.runTransaction(fn);
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (round >= MAX_ROUNDS || typeof code !== 'number' || !RETRYABLE_CODES.has(code)) throw err;
+      if (round >= MAX_ROUNDS || !isRetryable(err)) throw err;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * round));
     }
   }
