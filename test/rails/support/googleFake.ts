@@ -11,6 +11,8 @@ export const PUSH_SERVICE_ACCOUNT = 'rtdn-push@example-project.iam.gserviceaccou
 export class GoogleFake {
   /** Play's view of each purchase token. */
   readonly purchases = new Map<string, Record<string, unknown>>();
+  /** Tokens whose reads fail with 503 (the API is down for them). */
+  readonly failing = new Set<string>();
   private server: FakeServer | null = null;
   private privateKey: CryptoKey | null = null;
   private jwk: JWK | null = null;
@@ -24,7 +26,9 @@ export class GoogleFake {
       if (path === '/oauth2/v3/certs') return { status: 200, body: { keys: [this.jwk] } };
       const match = /^\/androidpublisher\/v3\/applications\/([^/]+)\/purchases\/subscriptionsv2\/tokens\/([^/]+)$/.exec(path);
       if (req.method === 'GET' && match) {
-        const purchase = this.purchases.get(decodeURIComponent(match[2]));
+        const token = decodeURIComponent(match[2]);
+        if (this.failing.has(token)) return { status: 503, body: { error: { code: 503, message: 'Backend Error', status: 'UNAVAILABLE' } } };
+        const purchase = this.purchases.get(token);
         if (purchase) return { status: 200, body: purchase };
         return { status: 404, body: { error: { code: 404, message: 'The purchase token was not found.', status: 'NOT_FOUND' } } };
       }

@@ -15,7 +15,8 @@ export async function readPlaySubscription(deps: Deps, config: GoogleRailConfig,
   const { androidpublisher } = await import('@googleapis/androidpublisher');
   const client = androidpublisher({ version: 'v3', auth: await edges.playAuth(serviceAccount), ...(edges.playRootUrl ? { rootUrl: edges.playRootUrl } : {}) });
   try {
-    const response = await client.purchases.subscriptionsv2.get({ packageName: config.packageName, token: purchaseToken }, { retry: false });
+    // Node's own fetch: gaxios would otherwise load node-fetch through a dynamic ESM import.
+    const response = await client.purchases.subscriptionsv2.get({ packageName: config.packageName, token: purchaseToken }, { retry: false, fetchImplementation: fetch });
     return response.data;
   } catch (err) {
     const status = (err as { status?: unknown; code?: unknown }).status ?? (err as { code?: unknown }).code;
