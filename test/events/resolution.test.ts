@@ -72,6 +72,17 @@ it('honours a serviceCustomerId claim of an active customer and links the device
   expect(await findCustomerIdByIdentity(scope, 'anonymous', 'device-claim')).toBe(known.customerId);
 });
 
+it('a claim against a device linked elsewhere follows identify’s authority and queues a conflict, never moving the device', async () => {
+  const claimed = await linkHints(scope, [{ kind: 'developer', id: 'user-claimed' }], 'self_asserted', now());
+  const deviceOwner = await linkHints(scope, [{ kind: 'anonymous', id: 'device-elsewhere' }], 'self_asserted', now());
+  await land({ events: [event({ eventId: 'claim-conflict', serviceCustomerId: claimed.customerId as string, anonymousId: 'device-elsewhere' })] });
+  await service.tasks.drain();
+  expect((await storedEvent(service, project.projectId, 'claim-conflict'))?.serviceCustomerId).toBe(claimed.customerId);
+  expect(await findCustomerIdByIdentity(scope, 'anonymous', 'device-elsewhere')).toBe(deviceOwner.customerId);
+  const conflicts = await scope.collection('identityConflicts').where('canonicalCustomerId', '==', claimed.customerId).get();
+  expect(conflicts.size).toBe(1);
+});
+
 it('ignores a claim naming no customer of this partition, or one contradicting the event’s developer id', async () => {
   const live = new EnvScope(service.deps.db, project.projectId, 'live');
   const liveCustomer = await linkHints(live, [{ kind: 'developer', id: 'user-live' }], 'self_asserted', now());

@@ -2,8 +2,9 @@ import type { DocumentReference } from 'firebase-admin/firestore';
 import type { Deps } from '../app/deps';
 import type { Hint } from '../identity/link';
 import type { CustomerRecord } from '../identity/model';
-import { customerRef, linkHints } from '../identity/repository';
+import { linkHints } from '../identity/repository';
 import { EnvScope } from '../store/scope';
+import { KnownIdentities } from './knownIdentities';
 import { eventLogs } from './logs';
 import type { IdentityHints, StoredEvent } from './model';
 import { attachCustomer, eventRef } from './repository';
@@ -24,6 +25,9 @@ import { parseIdentityResolutionPayload } from './resolutionTask';
  * a known developer id wins, then the claimed customer, then a known device. A claim that names
  * a customer with a different developer id than the event's is ignored (a stale SDK cache must not
  * join two users). A claimed customer without any identifier is attached as is.
+ *
+ * Events whose hints are all already linked to one active customer skip the transaction (see
+ * KnownIdentities): the steady state of a known device costs reads only.
  *
  * Idempotent: a second run finds the links in place, gets the same customers back and writes
  * only events whose customer changed. Throwing (a store failure) makes the queue retry.
@@ -48,13 +52,13 @@ export async function resolveEventIdentities(payload: Record<string, unknown>, d
     groups.set(key, group);
   }
 
-  const claimed = await readClaimedCustomers(scope, [...groups.values()].map((g) => g.hints.serviceCustomerId));
+  const known = await KnownIdentities.read(scope, [...groups.values()].map((g) => g.hints));
   const now = deps.clock.now();
   const write = scope.batch();
   let attached = 0;
   let unresolved = 0;
   for (const group of groups.values()) {
-    const customerId = await resolveHints(scope, group.hints, claimed, now);
+    const customerId = await resolveHints(scope, group.hints, known, now);
     if (!customerId) {
       unresolved += group.events.length;
       continue;
@@ -70,8 +74,8 @@ export async function resolveEventIdentities(payload: Record<string, unknown>, d
   eventLogs.resolutionDone(task.projectId, task.env, events.length, attached, missing);
 }
 
-async function resolveHints(scope: EnvScope, hints: IdentityHints, claimed: Map<string, CustomerRecord>, now: number): Promise<string | null> {
-  const claim = usableClaim(hints, claimed);
+async function resolveHints(scope: EnvScope, hints: IdentityHints, known: KnownIdentities, now: number): Promise<string | null> {
+  const claim = usableClaim(hints, known);
   const anchor = claim ? anchorIdentifier(claim) : null;
   if (claim && !anchor) return claim.customerId;
   const linking: Hint[] = [];
@@ -79,6 +83,11 @@ async function resolveHints(scope: EnvScope, hints: IdentityHints, claimed: Map<
   if (anchor) linking.push(anchor); // linkHints drops it when it repeats the developer hint
   if (hints.anonymousId) linking.push({ kind: 'anonymous', id: hints.anonymousId });
   if (linking.length === 0) return null;
+  // Already linked to one active customer: linkHints would answer the same and write nothing.
+  const eventHints = linking.filter((hint) => hint !== anchor);
+  if (claim && eventHints.length === 0) return claim.customerId;
+  const settled = known.settledCustomer(eventHints);
+  if (settled !== null && (!claim || settled === claim.customerId)) return settled;
   const result = await linkHints(scope, linking, 'self_asserted', now);
   return result.customerId;
 }
@@ -88,8 +97,8 @@ async function resolveHints(scope: EnvScope, hints: IdentityHints, claimed: Map<
  * developer id (a customer with a different developer id: the SDK's cached customer is stale,
  * and linking the two would merge two users).
  */
-function usableClaim(hints: IdentityHints, claimed: Map<string, CustomerRecord>): CustomerRecord | null {
-  const claim = hints.serviceCustomerId ? (claimed.get(hints.serviceCustomerId) ?? null) : null;
+function usableClaim(hints: IdentityHints, known: KnownIdentities): CustomerRecord | null {
+  const claim = hints.serviceCustomerId ? known.activeCustomer(hints.serviceCustomerId) : null;
   if (!claim || !hints.developerUserId) return claim;
   const developerIds = (claim.identities ?? []).filter((identity) => identity.kind === 'developer').map((identity) => identity.id);
   return developerIds.length === 0 || developerIds.includes(hints.developerUserId) ? claim : null;
@@ -99,18 +108,6 @@ function usableClaim(hints: IdentityHints, claimed: Map<string, CustomerRecord>)
 function anchorIdentifier(customer: CustomerRecord): Hint | null {
   const identities = customer.identities ?? [];
   return identities.find((identity) => identity.kind === 'developer') ?? identities[0] ?? null;
-}
-
-/** Active customers named by `serviceCustomerId` hints, in one read. */
-async function readClaimedCustomers(scope: EnvScope, ids: (string | null)[]): Promise<Map<string, CustomerRecord>> {
-  const unique = [...new Set(ids.filter((id): id is string => id !== null))];
-  const snapshots = await scope.getAll(...unique.map((id) => customerRef(scope, id)));
-  const customers = new Map<string, CustomerRecord>();
-  for (const snapshot of snapshots) {
-    const record = snapshot.exists ? (snapshot.data() as CustomerRecord) : null;
-    if (record && record.status === 'active') customers.set(record.customerId, record);
-  }
-  return customers;
 }
 
 const hintsKey = (hints: IdentityHints): string => JSON.stringify([hints.developerUserId, hints.anonymousId, hints.serviceCustomerId]);
