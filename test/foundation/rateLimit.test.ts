@@ -130,3 +130,23 @@ describe('heartbeat rate limit on the wire (Firestore-backed bucket)', () => {
     }
   });
 });
+
+describe('concurrent requests on one instance', () => {
+  it('share one lease in flight instead of each leasing from the shared bucket', async () => {
+    const store = new CountingStore();
+    const limiter = new RateLimiter(store, new ManualClock(0));
+    const id: BucketId = { projectId: 'p', env: 'live', bucket: 'alias' };
+    const decisions = await Promise.all(Array.from({ length: 10 }, () => limiter.take(id, spec, 1)));
+    expect(decisions.every((d) => d.granted === 1)).toBe(true);
+    expect(store.writes).toBe(1);
+  });
+
+  it('fail open together when the lease they waited on failed', async () => {
+    const store = new CountingStore();
+    store.failing = true;
+    const limiter = new RateLimiter(store, new ManualClock(0));
+    const id: BucketId = { projectId: 'p', env: 'live', bucket: 'forget' };
+    const decisions = await Promise.all(Array.from({ length: 5 }, () => limiter.take(id, spec, 1)));
+    expect(decisions.every((d) => d.granted === 1 && d.failedOpen)).toBe(true);
+  });
+});

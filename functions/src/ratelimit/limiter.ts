@@ -36,12 +36,15 @@ interface LocalBucket {
   tokens: number;
   leasedAt: number;
   dryUntil: number;
+  /** The last lease failed: requests that waited on it fail open too. */
+  storeFailing: boolean;
   demandWindowStart: number;
   demand: number;
 }
 
 export class RateLimiter {
   private readonly local = new Map<string, LocalBucket>();
+  private readonly leases = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: BucketStore,
@@ -52,7 +55,8 @@ export class RateLimiter {
   /** Takes up to `cost` tokens; callers decide whether a partial grant is useful. */
   async take(id: BucketId, spec: BucketSpec, cost: number, roundTrips?: RoundTripCounter): Promise<LimitDecision> {
     const now = this.clock.now();
-    const bucket = this.localBucket(id, now);
+    const key = `${id.projectId}/${id.env}/${id.bucket}`;
+    const bucket = this.localBucket(key, now);
     const sampleRate = this.recordDemand(bucket, spec, cost, now);
     const decision = (granted: number, failedOpen = false): LimitDecision => ({
       granted,
@@ -62,17 +66,24 @@ export class RateLimiter {
       failedOpen,
     });
 
-    if (bucket.tokens < cost && now >= bucket.dryUntil) {
-      const need = Math.ceil(cost - bucket.tokens);
-      const want = Math.min(spec.burst, need + Math.ceil(spec.burst * LEASE_CHUNK_FRACTION));
+    // One lease per bucket at a time on this instance: concurrent requests wait for the lease
+    // in flight and spend from it, instead of each contending for the shared document.
+    const inflight = this.leases.get(key);
+    if (inflight && bucket.tokens < cost) {
+      await inflight;
+      if (bucket.storeFailing) return decision(cost, true);
+    }
+    if (bucket.tokens < cost && this.clock.now() >= bucket.dryUntil && !this.leases.has(key)) {
+      const lease = this.lease(id, spec, bucket, cost, now, roundTrips);
+      this.leases.set(key, lease.then(() => undefined, () => undefined));
       try {
-        const leased = await this.store.lease(id, spec, Math.max(want, need), now, roundTrips);
-        bucket.tokens += leased;
-        bucket.leasedAt = now;
-        if (leased < need) bucket.dryUntil = now + Math.ceil(1000 / spec.ratePerSec);
+        await lease;
       } catch (err) {
+        bucket.storeFailing = true;
         this.onStoreFailure(err, id);
         return decision(cost, true);
+      } finally {
+        this.leases.delete(key);
       }
     }
     const granted = Math.min(cost, Math.floor(bucket.tokens + 1e-9));
@@ -80,11 +91,20 @@ export class RateLimiter {
     return decision(granted);
   }
 
-  private localBucket(id: BucketId, now: number): LocalBucket {
-    const key = `${id.projectId}/${id.env}/${id.bucket}`;
+  private async lease(id: BucketId, spec: BucketSpec, bucket: LocalBucket, cost: number, now: number, roundTrips?: RoundTripCounter): Promise<void> {
+    const need = Math.ceil(cost - bucket.tokens);
+    const want = Math.max(need, Math.min(spec.burst, need + Math.ceil(spec.burst * LEASE_CHUNK_FRACTION)));
+    const leased = await this.store.lease(id, spec, want, now, roundTrips);
+    bucket.storeFailing = false;
+    bucket.tokens += leased;
+    bucket.leasedAt = now;
+    if (leased < need) bucket.dryUntil = now + Math.ceil(1000 / spec.ratePerSec);
+  }
+
+  private localBucket(key: string, now: number): LocalBucket {
     let bucket = this.local.get(key);
     if (!bucket) {
-      bucket = { tokens: 0, leasedAt: now, dryUntil: 0, demandWindowStart: now, demand: 0 };
+      bucket = { tokens: 0, leasedAt: now, dryUntil: 0, storeFailing: false, demandWindowStart: now, demand: 0 };
       this.local.set(key, bucket);
     }
     if (now - bucket.leasedAt > LEASE_TTL_MS) bucket.tokens = 0;
