@@ -55,3 +55,9 @@ it('denies all client access in firestore.rules', () => {
   expect(rules).toMatch(/allow read, write: if false;/);
   expect(rules).not.toMatch(/if true/);
 });
+
+it('declares a TTL policy for every collection that expires records', () => {
+  const indexes = JSON.parse(readFileSync(join(root, 'firestore.indexes.json'), 'utf8'));
+  const ttl = indexes.fieldOverrides.filter((o: { ttl?: boolean }) => o.ttl).map((o: { collectionGroup: string; fieldPath: string }) => `${o.collectionGroup}.${o.fieldPath}`);
+  expect(ttl.sort()).toEqual(['audit.expiresAt', 'errorPasses.expiresAt', 'events.expiresAt', 'idempotency.expiresAt']);
+});
