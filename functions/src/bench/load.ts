@@ -17,7 +17,16 @@ export async function drive(baseUrl: string, request: BenchRequest, connections:
     method: request.method,
     headers: { ...(hasBody(request) ? { 'content-type': 'application/json' } : {}), ...request.headers },
     body: request.body !== undefined && !request.nextBody ? JSON.stringify(request.body) : undefined,
-    requests: request.nextBody ? [{ setupRequest: (req) => ({ ...req, body: request.nextBody!() }) }] : undefined,
+    requests: request.nextBody
+      ? [
+          {
+            setupRequest: (req) => {
+              const body = request.nextBody!();
+              return { ...req, body, headers: { ...req.headers, ...request.headersFor?.(body) } };
+            },
+          },
+        ]
+      : undefined,
     connections,
     duration: seconds,
   });
@@ -33,10 +42,11 @@ export async function drive(baseUrl: string, request: BenchRequest, connections:
 
 /** Sends the request once and reads the store round trips the server reports for it. */
 export async function roundTripsOf(baseUrl: string, request: BenchRequest): Promise<{ status: number; roundTrips: number | null }> {
+  const body = request.nextBody ? request.nextBody() : request.body !== undefined ? JSON.stringify(request.body) : undefined;
   const response = await fetch(`${baseUrl}${request.path}`, {
     method: request.method,
-    headers: { ...(hasBody(request) ? { 'content-type': 'application/json' } : {}), ...request.headers },
-    body: request.nextBody ? request.nextBody() : request.body !== undefined ? JSON.stringify(request.body) : undefined,
+    headers: { ...(hasBody(request) ? { 'content-type': 'application/json' } : {}), ...request.headers, ...(body !== undefined ? request.headersFor?.(body) : {}) },
+    body,
   });
   await response.arrayBuffer();
   const header = response.headers.get('x-tessera-round-trips');

@@ -15,6 +15,8 @@ export interface BenchRequest {
   body?: unknown;
   /** The JSON text of each request, for requests that must differ every time (overrides `body`). */
   nextBody?: () => string;
+  /** Extra headers computed from each request's body (a webhook signature over it). */
+  headersFor?: (body: string) => Record<string, string>;
 }
 
 /**

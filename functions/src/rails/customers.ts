@@ -1,5 +1,5 @@
-import { CUSTOMER_ID_PREFIX, type CustomerRecord, type IdentityKind } from '../identity/model';
-import { customerRef, linkHints } from '../identity/repository';
+import { CUSTOMER_ID_PREFIX, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../identity/model';
+import { customerRef, identityRef, linkHints } from '../identity/repository';
 import type { EnvScope } from '../store/scope';
 
 /**
@@ -28,8 +28,24 @@ export async function resolveRailCustomer(scope: EnvScope, hints: RailCustomerHi
   const anchor = hints.namedCustomerId ? await anchorOf(scope, hints.namedCustomerId) : null;
   if (anchor) all.push(anchor);
   if (all.length === 0) return null;
+  const known = await linkedCustomer(scope, all);
+  if (known) return known;
   const { customerId } = await linkHints(scope, all, 'rail', now);
   return customerId;
+}
+
+/**
+ * The usual case (a renewal): every identifier already links to one active customer, which two
+ * direct reads confirm without the identity repository's linking transaction.
+ */
+async function linkedCustomer(scope: EnvScope, hints: RailIdentity[]): Promise<string | null> {
+  const entries = await scope.getAll(...hints.map((hint) => identityRef(scope, hint.kind, hint.id)));
+  if (entries.some((entry) => !entry.exists)) return null;
+  const ids = new Set(entries.map((entry) => (entry.data() as IdentityIndexEntry).customerId));
+  if (ids.size !== 1) return null;
+  const [customerId] = ids;
+  const customer = await scope.get(customerRef(scope, customerId));
+  return customer.exists && (customer.data() as CustomerRecord).status === 'active' ? customerId : null;
 }
 
 /** One identifier of an existing, active customer (its developer user id when it has one). */

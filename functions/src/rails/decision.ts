@@ -2,9 +2,10 @@ import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import { appendAudit, auditRef } from '../audit/append';
 import type { AuditEntry } from '../audit/model';
 import { entitlementKeysForProduct, type CatalogRail } from '../entitlements/catalog';
-import type { GrantRecord, ProjectionDoc } from '../entitlements/model';
+import { GRANTS, type GrantRecord, type ProjectionDoc } from '../entitlements/model';
 import { getAllInTx, grantRef, projectEntitlements, projectionRef, readCustomerGrants, writeProjection } from '../entitlements/projection';
 import { customerRef } from '../identity/repository';
+import { KeyedMutex } from '../identity/keyedMutex';
 import type { CustomerRecord } from '../identity/model';
 import type { EnvScope } from '../store/scope';
 import { ACCESS_STATES, SUBSCRIPTIONS, subscriptionDocId, type SubscriptionRecord, type SubscriptionSnapshot } from './model';
@@ -67,16 +68,64 @@ export const subscriptionRef = (scope: EnvScope, rail: CatalogRail, subscription
 /** Grant ids are deterministic per subscription and key, so re-applying updates in place. */
 export const railGrantId = (rail: CatalogRail, subscriptionId: string, key: string): string => `${rail}:${subscriptionId}:${key}`;
 
+/**
+ * Decisions about one subscription or customer that reach the same instance queue here rather
+ * than race into the same transaction (each racer would take read locks on the record and the
+ * projection, then all would wait upgrading them). Across instances the transaction decides.
+ */
+const decisions = new KeyedMutex();
+
 export async function decideRailEvent(input: RailDecisionInput): Promise<RailDecision> {
+  const { scope } = input;
+  const root = `${scope.projectId}/${scope.env}`;
+  const keys = [`${root}/event/${input.eventId}`];
+  if (input.subscriptionId) keys.push(`${root}/subscription/${input.rail}:${input.subscriptionId}`);
+  if (input.customerId) keys.push(`${root}/customer/${input.customerId}`);
+  return decisions.run(keys, async () => decideInTransaction(input, input.customerId ? await preReadGrants(scope, input.customerId) : null));
+}
+
+/**
+ * The customer's grants read before the transaction, with the version of the projection they
+ * were read under. Every grant change rewrites the projection in its own transaction
+ * (entitlements/projection.ts), so when the transaction finds the projection at that same
+ * version the list is still exact and the in-transaction query (whose range lock makes
+ * concurrent decisions about different customers wait on one another) is not needed; when the
+ * version moved, the transaction queries again.
+ */
+interface GrantsPreRead {
+  customerId: string;
+  projectionVersion: string | null;
+  grants: GrantRecord[];
+}
+
+async function preReadGrants(scope: EnvScope, customerId: string): Promise<GrantsPreRead> {
+  // Projection first: a grant committed after this read moves the version the transaction checks.
+  const projection = await scope.get(projectionRef(scope, customerId));
+  const grants = await scope.query(scope.collection(GRANTS).where('customerId', '==', customerId));
+  return { customerId, projectionVersion: versionOf(projection), grants: grants.docs.map((doc) => doc.data() as GrantRecord) };
+}
+
+/** The projection's update time (null while it does not exist). */
+const versionOf = (snapshot: DocumentSnapshot): string | null => (snapshot.exists ? `${snapshot.updateTime?.seconds}.${snapshot.updateTime?.nanoseconds}` : null);
+
+async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreRead | null): Promise<RailDecision> {
   const { scope } = input;
   return scope.runTransaction(async (tx) => {
     const subRef = input.subscriptionId ? subscriptionRef(scope, input.rail, input.subscriptionId) : null;
-    const [auditSnap, subSnap] = await getAllInTx(tx, scope, [auditRef(scope, input.eventId), ...(subRef ? [subRef] : [])]);
+    const expected = input.customerId;
+    // One read for the event, the record and the expected customer with its projection.
+    const snaps = await getAllInTx(tx, scope, [
+      auditRef(scope, input.eventId),
+      ...(subRef ? [subRef] : []),
+      ...(expected ? [customerRef(scope, expected), projectionRef(scope, expected)] : []),
+    ]);
+    const auditSnap = snaps[0];
+    const subSnap = subRef ? snaps[1] : null;
+    const expectedSnaps = expected ? snaps.slice(snaps.length - 2) : null;
     const current = subSnap?.exists ? (subSnap.data() as SubscriptionRecord) : null;
-    if (auditSnap.exists) return duplicateOf(tx, scope, auditSnap);
+    if (auditSnap.exists) return duplicateOf(tx, scope, auditSnap, expected, expectedSnaps?.[1] ?? null);
 
-    const customerId = await owningCustomer(tx, scope, [current?.customerId ?? null, input.customerId]);
-    const projectionSnap = customerId ? (await getAllInTx(tx, scope, [projectionRef(scope, customerId)]))[0] : null;
+    const { customerId, projectionSnap } = await owningCustomer(tx, scope, current?.customerId ?? null, expected, expectedSnaps);
     const fromState = current?.state ?? null;
 
     const stale = isStale(input, current);
@@ -89,7 +138,8 @@ export async function decideRailEvent(input: RailDecisionInput): Promise<RailDec
     }
 
     const keysByProduct = await Promise.all(snapshot.productIds.map((productId) => entitlementKeysForProduct(scope, input.rail, productId, tx)));
-    const grants = customerId ? await readCustomerGrants(tx, scope, customerId) : [];
+    const preReadExact = preRead !== null && customerId === preRead.customerId && projectionSnap !== null && versionOf(projectionSnap) === preRead.projectionVersion;
+    const grants = !customerId ? [] : preReadExact ? preRead.grants : await readCustomerGrants(tx, scope, customerId);
 
     // Writes: every read is done.
     const changed = customerId ? subscriptionGrants(input, snapshot, keysByProduct, current, grants, customerId) : [];
@@ -118,17 +168,27 @@ function isStale(input: RailDecisionInput, current: SubscriptionRecord | null): 
  * the customer resolved for this event; only an active customer (an erased or merged one
  * receives nothing, and its stale link is replaced by the identity repository).
  */
-async function owningCustomer(tx: Transaction, scope: EnvScope, candidates: (string | null)[]): Promise<string | null> {
-  const ids = [...new Set(candidates.filter((id): id is string => id !== null))];
-  if (ids.length === 0) return null;
-  const snaps = await getAllInTx(tx, scope, ids.map((id) => customerRef(scope, id)));
-  const active = snaps.find((snap) => snap.exists && (snap.data() as CustomerRecord).status === 'active');
-  return active ? active.id : null;
+async function owningCustomer(
+  tx: Transaction,
+  scope: EnvScope,
+  owner: string | null,
+  expected: string | null,
+  expectedSnaps: DocumentSnapshot[] | null,
+): Promise<{ customerId: string | null; projectionSnap: DocumentSnapshot | null }> {
+  const isActive = (snap: DocumentSnapshot) => snap.exists && (snap.data() as CustomerRecord).status === 'active';
+  if (owner && owner !== expected) {
+    const [customer, projection] = await getAllInTx(tx, scope, [customerRef(scope, owner), projectionRef(scope, owner)]);
+    if (isActive(customer)) return { customerId: owner, projectionSnap: projection };
+  }
+  if (expected && expectedSnaps && isActive(expectedSnaps[0])) return { customerId: expected, projectionSnap: expectedSnaps[1] };
+  return { customerId: null, projectionSnap: null };
 }
 
-async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: DocumentSnapshot): Promise<RailDecision> {
+async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: DocumentSnapshot, expected: string | null, expectedProjection: DocumentSnapshot | null): Promise<RailDecision> {
   const entry = auditSnap.data() as AuditEntry;
-  const projectionSnap = entry.customerId ? (await getAllInTx(tx, scope, [projectionRef(scope, entry.customerId)]))[0] : null;
+  let projectionSnap: DocumentSnapshot | null = null;
+  if (entry.customerId && entry.customerId === expected) projectionSnap = expectedProjection;
+  else if (entry.customerId) [projectionSnap] = await getAllInTx(tx, scope, [projectionRef(scope, entry.customerId)]);
   return {
     duplicate: true,
     decision: entry.decision,

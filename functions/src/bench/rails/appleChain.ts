@@ -2,10 +2,11 @@ import { createPrivateKey, generateKeyPairSync, sign, X509Certificate, type KeyO
 import { KJUR } from 'jsrsasign';
 
 /**
- * A certificate chain made in the test, shaped like Apple's: a self-signed root, an
+ * A certificate chain made locally (tests and the benchmark), shaped like Apple's: a self-signed root, an
  * intermediate CA carrying Apple's marker OID 1.2.840.113635.100.6.2.1 and a leaf carrying
  * 1.2.840.113635.100.6.11.1. Its leaf signs ES256 JWS with the x5c header App Store data uses,
  * so the real `SignedDataVerifier` verifies them against the root configured for the project.
+ * Never used by the service itself: only tests and `npm run bench` import it.
  */
 export const INTERMEDIATE_MARKER = '1.2.840.113635.100.6.2.1';
 export const LEAF_MARKER = '1.2.840.113635.100.6.11.1';

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import Stripe from 'stripe';
+import { setProduct } from '../../entitlements/catalog';
+import { getApp } from '../../projects/repository';
+import { writeRailConfig } from '../../rails/config';
+import type { Env } from '../../store/env';
+import { EnvScope } from '../../store/scope';
+import { AppleChain } from '../rails/appleChain';
+import { signedNotification, transactionPayload } from '../rails/applePayloads';
+import { startRailFakes, type RailFakes } from '../rails/fakes';
+import type { BenchContext, Scenario } from '../scenario';
+
+/**
+ * Purchases and rails: purchase sync (a renewal of one App Store subscription per request) and
+ * one notification per rail. Apple's verifier, Stripe's signature check, the push-token check
+ * and the Play / Stripe API clients are the real ones; the certificate chain is made here and
+ * the rails' APIs are local fakes (startRailFakes), so the latencies exclude the rails' own.
+ * Every request is a new event that runs the full decision transaction. The webhook scenarios
+ * announce a new subscriber per request (identity link creating the customer, then the
+ * decision), the way many subscribers' notifications arrive side by side; purchase sync renews
+ * one subscription (one client: decisions about one subscription are serialised).
+ */
+const BUNDLE_ID = 'com.tessera.bench';
+const PACKAGE_NAME = 'com.tessera.bench.android';
+const STRIPE_WEBHOOK_SECRET = 'whsec_bench_tessera';
+const chain = new AppleChain();
+let fakes: Promise<RailFakes> | null = null;
+
+/** Points the rails' network edges at the local fakes and configures the project's rails. */
+async function wireRails(ctx: BenchContext): Promise<{ fakes: RailFakes; pushAudience: string }> {
+  const started = await (fakes ??= startRailFakes());
+  ctx.deps.rails.apple.onlineChecks = false;
+  ctx.deps.rails.stripe.api = { host: '127.0.0.1', port: started.port, protocol: 'http' };
+  ctx.deps.rails.google.pushJwksUrl = started.jwksUrl;
+  ctx.deps.rails.google.playRootUrl = `${started.url}/`;
+  ctx.deps.rails.google.playAuth = async () => 'bench-api-key';
+  // The local secret store reads references from the environment.
+  process.env.TESSERA_SECRET_BENCH_STRIPE_SECRET_KEY = 'sk_test_bench';
+  process.env.TESSERA_SECRET_BENCH_STRIPE_WEBHOOK_SECRET = STRIPE_WEBHOOK_SECRET;
+  process.env.TESSERA_SECRET_BENCH_PLAY_SERVICE_ACCOUNT = JSON.stringify({ type: 'service_account', client_email: 'bench@example.iam.gserviceaccount.com' });
+  const now = ctx.deps.clock.now();
+  const pushAudience = `https://tessera.bench/v1/webhooks/google/${ctx.project.projectId}`;
+  for (const env of ['test', 'live'] as Env[]) {
+    const scope = new EnvScope(ctx.deps.db, ctx.project.projectId, env);
+    await writeRailConfig(scope, 'apple', { bundleId: BUNDLE_ID, appAppleId: 1, rootCertificates: [chain.rootBase64] }, now);
+    await writeRailConfig(scope, 'stripe', { secretKeyRef: 'bench-stripe-secret-key', webhookSecretRef: 'bench-stripe-webhook-secret' }, now);
+    await setProduct(scope, 'apple', 'pro_monthly', ['pro'], now);
+    await setProduct(scope, 'stripe', 'prod_pro', ['pro'], now);
+    await setProduct(scope, 'google', 'pro_monthly', ['pro'], now);
+  }
+  const live = new EnvScope(ctx.deps.db, ctx.project.projectId, 'live');
+  await writeRailConfig(live, 'google', { packageName: PACKAGE_NAME, serviceAccountRef: 'bench-play-service-account', pushAudience }, now);
+  return { fakes: started, pushAudience };
+}
+
+let sequence = 0;
+const next = () => (sequence += 1);
+
+export const railScenarios: Scenario[] = [
+  {
+    name: 'POST /v1/purchases/sync, App Store renewal per request, 1 client (purchases bucket 10/s, burst 100: 429 after the burst)',
+    note: 'Apple verifier (chain, markers, signature) + customer by originalTransactionId + one decision transaction',
+    connections: 1,
+    prepare: async (ctx) => {
+      await wireRails(ctx);
+      const ios = ctx.project.apps.find((app) => app.platform === 'ios')!;
+      const bundleId = (await getApp(ctx.deps.db, ios.appId)).bundleId ?? '';
+      const originalTransactionId = String(3_000_000_000_000 + Math.floor(Math.random() * 1e9));
+      return {
+        method: 'POST',
+        path: '/v1/purchases/sync',
+        headers: { Authorization: `Bearer ${ios.keys.test.publishable}`, 'X-Service-Bundle-Id': bundleId },
+        nextBody: () => {
+          const n = next();
+          const txn = transactionPayload({
+            transactionId: `${originalTransactionId}${n}`,
+            originalTransactionId,
+            bundleId: BUNDLE_ID,
+            signedDate: Date.now() + n,
+            expiresDate: Date.now() + 30 * 86_400_000 + n * 1000,
+          });
+          return JSON.stringify({ rail: 'apple', signedTransactionInfo: chain.sign(txn) });
+        },
+      };
+    },
+  },
+  {
+    name: 'POST /v1/webhooks/stripe/{projectId}, customer.subscription.created (new subscriber per request), 10 clients',
+    note: 'signature check + Stripe API re-read (local fake) + identity link creating the customer + one decision transaction',
+    connections: 10,
+    prepare: async (ctx) => {
+      await wireRails(ctx);
+      return {
+        method: 'POST',
+        path: `/v1/webhooks/stripe/${ctx.project.projectId}`,
+        nextBody: () => {
+          const n = next();
+          const subscriptionId = `sub_bench${process.pid}x${n}`;
+          return JSON.stringify({
+            id: `evt_bench_${process.pid}_${n}`,
+            object: 'event',
+            created: Math.floor(Date.now() / 1000),
+            livemode: false,
+            type: 'customer.subscription.created',
+            data: { object: { id: subscriptionId, object: 'subscription', customer: `cus_${subscriptionId}`, status: 'active' } },
+          });
+        },
+        headersFor: (body) => ({ 'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: STRIPE_WEBHOOK_SECRET }) }),
+      };
+    },
+  },
+  {
+    name: 'POST /v1/webhooks/apple/{projectId}, SUBSCRIBED (new subscriber per request), 10 clients',
+    note: 'Apple verifier on the payload and its transaction + identity link creating the customer + one decision transaction',
+    connections: 10,
+    prepare: async (ctx) => {
+      await wireRails(ctx);
+      const base = 4_000_000_000_000 + Math.floor(Math.random() * 1e9) * 1000;
+      return {
+        method: 'POST',
+        path: `/v1/webhooks/apple/${ctx.project.projectId}`,
+        nextBody: () => {
+          const transaction = transactionPayload({ transactionId: String(base + next()), bundleId: BUNDLE_ID });
+          const { signedPayload } = signedNotification(chain, { notificationType: 'SUBSCRIBED', subtype: 'INITIAL_BUY', bundleId: BUNDLE_ID, transaction, status: 1, notificationUUID: randomUUID() });
+          return JSON.stringify({ signedPayload });
+        },
+      };
+    },
+  },
+  {
+    name: 'POST /v1/webhooks/google/{projectId}, SUBSCRIPTION_PURCHASED (new subscriber per request), 10 clients',
+    note: 'push-token check + Play API re-read (local fake) + identity link creating the customer + one decision transaction',
+    connections: 10,
+    prepare: async (ctx) => {
+      const { fakes: started, pushAudience } = await wireRails(ctx);
+      const token = await started.pushToken(pushAudience);
+      return {
+        method: 'POST',
+        path: `/v1/webhooks/google/${ctx.project.projectId}`,
+        headers: { Authorization: `Bearer ${token}` },
+        nextBody: () => {
+          const n = next();
+          const messageId = `${process.pid}${n}`;
+          const notification = {
+            version: '1.0',
+            packageName: PACKAGE_NAME,
+            eventTimeMillis: String(Date.now()),
+            subscriptionNotification: { version: '1.0', notificationType: 4, purchaseToken: `bench.${process.pid}.${n}`, subscriptionId: 'pro_monthly' },
+          };
+          return JSON.stringify({ message: { data: Buffer.from(JSON.stringify(notification)).toString('base64'), messageId }, subscription: 'projects/bench/subscriptions/rtdn' });
+        },
+      };
+    },
+  },
+];
