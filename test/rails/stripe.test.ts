@@ -179,6 +179,37 @@ describe('delivery', () => {
     expect(await auditOf(world, 'test', event.id as string)).toEqual(audit);
   });
 
+  it('an unreachable Stripe API records nothing and answers 500, so Stripe retries; the retry applies', async () => {
+    const customer = stripeIds.customer();
+    const sub = stripeSubscription({ id: stripeIds.subscription(), customer });
+    world.stripe.subscriptions.set(sub.id as string, sub);
+    world.stripe.failing.add(sub.id as string);
+    const event = stripeEvent('customer.subscription.created', sub, { created: nextCreated() });
+    expectError(await postStripe(world, event), 500, 'internal_error', 'internal_error');
+    expect(await auditOf(world, 'test', event.id as string)).toBeNull();
+    world.stripe.failing.delete(sub.id as string);
+    expect((await postStripe(world, event)).body).toMatchObject({ decision: 'applied', duplicate: false });
+  });
+
+  it('a signing secret the secret store cannot read records nothing and answers 500 (retried until fixed)', async () => {
+    const { writeRailConfig } = await import('../../functions/src/rails/config');
+    const service = createTestService();
+    const other = await seedProject(service);
+    const { EnvScope } = await import('../../functions/src/store/scope');
+    await writeRailConfig(new EnvScope(service.deps.db, other.projectId, 'test'), 'stripe', { secretKeyRef: 'missing-secret-key', webhookSecretRef: 'missing-webhook-secret' }, service.clock.now());
+    const event = stripeEvent('customer.updated', { id: stripeIds.customer(), object: 'customer' });
+    const payload = JSON.stringify(event);
+    const { default: Stripe } = await import('stripe');
+    const res = await service
+      .request()
+      .post(`/v1/webhooks/stripe/${other.projectId}`)
+      .set('Content-Type', 'application/json')
+      .set('Stripe-Signature', Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRETS.test }))
+      .send(payload);
+    expectError(res, 500, 'internal_error', 'internal_error');
+    expect(JSON.stringify(res.body)).not.toContain('missing-webhook-secret');
+  });
+
   it('rebuilds from Stripe’s current view, so a late event cannot resurrect a canceled subscription', async () => {
     const { subId, customer, sub } = await subscribe();
     const customerId = (await customerOf(world, 'test', 'stripe', customer))!;

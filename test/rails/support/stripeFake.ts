@@ -6,11 +6,14 @@ import { startFakeServer, type FakeServer } from './fakeServer';
  */
 export class StripeFake {
   readonly subscriptions = new Map<string, Record<string, unknown>>();
+  /** Subscriptions whose reads fail with 500 (the API is down for them). */
+  readonly failing = new Set<string>();
   private server: FakeServer | null = null;
 
   async start(): Promise<this> {
     this.server = await startFakeServer((req, path) => {
       const match = /^\/v1\/subscriptions\/([A-Za-z0-9_]+)$/.exec(path);
+      if (match && this.failing.has(match[1])) return { status: 500, body: { error: { type: 'api_error', message: 'An unknown error occurred' } } };
       if (req.method === 'GET' && match && this.subscriptions.has(match[1])) return { status: 200, body: this.subscriptions.get(match[1]) };
       return { status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such subscription: '${match?.[1] ?? path}'` } } };
     });

@@ -23,7 +23,7 @@ const time = (value: string | null | undefined): number | null => {
   return Number.isFinite(ms) ? ms : null;
 };
 
-export function playSnapshot(subscriptionId: string, play: PlaySubscription, readAt: number, takenBackAt: number | null, takenBackAs: 'refunded' | 'revoked' = 'refunded'): SubscriptionSnapshot {
+export function playSnapshot(subscriptionId: string, play: PlaySubscription, readAt: number, takenBackAt: number | null = null, takenBackAs: 'refunded' | 'revoked' = 'refunded'): SubscriptionSnapshot {
   const items = play.lineItems ?? [];
   const expiries = items.map((item) => time(item.expiryTime)).filter((v): v is number => v !== null);
   const expiry = expiries.length ? Math.max(...expiries) : null;
