@@ -58,7 +58,7 @@ const next = () => (sequence += 1);
 
 export const railScenarios: Scenario[] = [
   {
-    name: 'POST /v1/purchases/sync, App Store renewal per request, 1 client (purchases bucket 10/s, burst 100: 429 after the burst)',
+    name: 'POST /v1/purchases/sync, App Store renewal per request, 1 client (purchases bucket: burst 100, then 10/s)',
     note: 'Apple verifier (chain, markers, signature) + customer by originalTransactionId + one decision transaction',
     connections: 1,
     prepare: async (ctx) => {
