@@ -5,11 +5,11 @@ import { parseSourceMapJson, SourceMapFormatError, toTraceMap } from './sourceMa
 
 /**
  * The per-file checks of an upload, in order: runtime URL, presence of the map, size, base64,
- * JSON, version 3. A failing file becomes an `error` row; it never fails the batch.
+ * then JSON and version 3. A failing file becomes an `error` row; it never fails the batch.
  */
 export type FileErrorCode = Extract<ErrorCode, 'invalid_runtime_url' | 'missing_sourcemap' | 'invalid_sourcemap' | 'sourcemap_too_large'>;
 
-export interface CheckedFile {
+export interface DecodedFile {
   ok: true;
   fileUrl: string;
   fileUrlHash: string;
@@ -26,11 +26,11 @@ export interface RejectedFile {
   message: string;
 }
 
-export type FileCheck = CheckedFile | RejectedFile;
-
-const BASE64_PATTERN = /^[A-Za-z0-9+/_-]*={0,2}$/;
-
-export function checkUploadFile(entry: unknown): FileCheck {
+/**
+ * Stage one, for every file: the runtime URL, presence, size and base64 of the map, and the
+ * hashes. Cheap enough to run before the store says which files are already there.
+ */
+export function decodeUploadFile(entry: unknown): DecodedFile | RejectedFile {
   const file = typeof entry === 'object' && entry !== null && !Array.isArray(entry) ? (entry as Record<string, unknown>) : {};
   const fileUrl = typeof file.fileUrl === 'string' ? file.fileUrl : null;
   const reject = (code: FileErrorCode, message: string): RejectedFile => ({ ok: false, fileUrl, code, message });
@@ -41,21 +41,37 @@ export function checkUploadFile(entry: unknown): FileCheck {
   if (file.sourceMap === undefined || file.sourceMap === null) return reject('missing_sourcemap', '`sourceMap` is missing.');
   if (typeof file.sourceMap !== 'string') return reject('invalid_sourcemap', '`sourceMap` must be a base64-encoded string.');
   // MIME-style line breaks are tolerated; nothing else outside the base64 alphabets is.
-  const encoded = file.sourceMap.replace(/[\t\n\r ]+/g, '');
+  const encoded = /[\t\n\r ]/.test(file.sourceMap) ? file.sourceMap.replace(/[\t\n\r ]+/g, '') : file.sourceMap;
   if (encoded === '') return reject('missing_sourcemap', '`sourceMap` is empty.');
   if (base64DecodedLength(encoded) > MAX_SOURCEMAP_BYTES) {
     return reject('sourcemap_too_large', `The decoded source map exceeds ${MAX_SOURCEMAP_BYTES} bytes.`);
   }
   if (!isBase64(encoded)) return reject('invalid_sourcemap', '`sourceMap` is not valid base64.');
   const bytes = Buffer.from(encoded, 'base64');
-  try {
-    toTraceMap(parseSourceMapJson(bytes));
-  } catch (err) {
-    if (err instanceof SourceMapFormatError) return reject('invalid_sourcemap', err.message);
-    throw err;
-  }
   return { ok: true, fileUrl, fileUrlHash: fileUrlHash(fileUrl), bytes, contentHash: contentHash(bytes) };
 }
+
+/**
+ * Stage two, only for content not already stored: the bytes are JSON and a version 3 map
+ * that trace-mapping can index. Returns the rejection, or null when the map is valid.
+ */
+export function checkSourceMapBytes(file: DecodedFile): RejectedFile | null {
+  try {
+    toTraceMap(parseSourceMapJson(file.bytes));
+    return null;
+  } catch (err) {
+    if (err instanceof SourceMapFormatError) return { ok: false, fileUrl: file.fileUrl, code: 'invalid_sourcemap', message: err.message };
+    throw err;
+  }
+}
+
+/** Both stages: the complete verdict on one file. */
+export function checkUploadFile(entry: unknown): DecodedFile | RejectedFile {
+  const decoded = decodeUploadFile(entry);
+  return decoded.ok ? (checkSourceMapBytes(decoded) ?? decoded) : decoded;
+}
+
+const BASE64_PATTERN = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 /** Standard or URL-safe alphabet, padded or not (a lone trailing character is never valid). */
 export function isBase64(encoded: string): boolean {

@@ -1,5 +1,5 @@
 import type { EnvScope } from '../store/scope';
-import { checkUploadFile, type CheckedFile, type FileCheck, type FileErrorCode } from './fileCheck';
+import { checkSourceMapBytes, decodeUploadFile, type DecodedFile, type FileErrorCode, type RejectedFile } from './fileCheck';
 import { readManifests, storeSourceMaps, type StoreMeta } from './repository';
 
 /**
@@ -32,18 +32,23 @@ export interface BatchOutcome {
 }
 
 export async function uploadSourceMapBatch(scope: EnvScope, release: string, files: readonly unknown[], meta: StoreMeta): Promise<BatchOutcome> {
-  const checks: FileCheck[] = files.map(checkUploadFile);
-  const accepted = checks.filter((check): check is CheckedFile => check.ok);
+  const decoded = files.map(decodeUploadFile);
+  const accepted = decoded.filter((file): file is DecodedFile => file.ok);
   const stored = await readManifests(scope, release, accepted.map((file) => file.fileUrlHash));
 
   const current = new Map<string, string>([...stored].map(([hash, manifest]) => [hash, manifest.contentHash]));
-  const latest = new Map<string, CheckedFile>();
-  const results: FileResultRow[] = checks.map((check) => {
-    if (!check.ok) return { fileUrl: check.fileUrl, fileUrlHash: null, status: 'error', error: { code: check.code, message: check.message } };
-    if (current.get(check.fileUrlHash) === check.contentHash) return { fileUrl: check.fileUrl, fileUrlHash: check.fileUrlHash, status: 'skipped' };
-    current.set(check.fileUrlHash, check.contentHash);
-    latest.set(check.fileUrlHash, check);
-    return { fileUrl: check.fileUrl, fileUrlHash: check.fileUrlHash, status: 'uploaded' };
+  // Stored content passed these checks when it was uploaded: a skipped file is never parsed again.
+  const validContent = new Set(current.values());
+  const latest = new Map<string, DecodedFile>();
+  const results: FileResultRow[] = decoded.map((file) => {
+    if (!file.ok) return errorRow(file);
+    if (current.get(file.fileUrlHash) === file.contentHash) return { fileUrl: file.fileUrl, fileUrlHash: file.fileUrlHash, status: 'skipped' };
+    const rejection = validContent.has(file.contentHash) ? null : checkSourceMapBytes(file);
+    if (rejection) return errorRow(rejection);
+    validContent.add(file.contentHash);
+    current.set(file.fileUrlHash, file.contentHash);
+    latest.set(file.fileUrlHash, file);
+    return { fileUrl: file.fileUrl, fileUrlHash: file.fileUrlHash, status: 'uploaded' };
   });
 
   // A file URL changed and changed back within the batch needs no write.
@@ -56,4 +61,8 @@ export async function uploadSourceMapBatch(scope: EnvScope, release: string, fil
     errors: results.flatMap((row) => (row.error ? [{ fileUrl: row.fileUrl, status: 'error' as const, error: row.error }] : [])),
     results,
   };
+}
+
+function errorRow(file: RejectedFile): FileResultRow {
+  return { fileUrl: file.fileUrl, fileUrlHash: null, status: 'error', error: { code: file.code, message: file.message } };
 }
