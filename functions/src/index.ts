@@ -36,8 +36,9 @@ export const eventsApi = groupFunction('events');
 export const purchasesApi = groupFunction('purchases');
 // A 1,000-row migration runs its rows sequentially, each with its own transactions.
 export const serverApi = groupFunction('server', { timeoutSeconds: 540 });
-// 100 source maps per request are decoded, hashed and compressed in memory.
-export const sourcemapsApi = groupFunction('sourcemaps', { memory: '1GiB', timeoutSeconds: 120 });
+// 100 source maps per request (up to 30 MiB) are decoded, hashed and compressed in memory:
+// few requests per instance, each with room.
+export const sourcemapsApi = groupFunction('sourcemaps', { memory: '1GiB', timeoutSeconds: 120, concurrency: 6 });
 export const webhooksApi = groupFunction('webhooks');
 
 /** A Cloud Tasks queue function: runs the queue's handler; a throw makes Cloud Tasks retry. */

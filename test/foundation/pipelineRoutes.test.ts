@@ -68,3 +68,13 @@ it('turns an unexpected failure into 500 internal_error with no detail in the bo
   expect(JSON.stringify(res.body)).not.toContain('secret detail');
   expect(JSON.stringify(res.body)).not.toContain('at ');
 });
+
+it('answers a just-revoked cached key with 401 key_revoked even when its body is invalid', async () => {
+  const fresh = await seedProject(service);
+  const key = fresh.android.test.secret;
+  const send = (body: unknown) => request().post('/v1/test/echo/1').set('Authorization', `Bearer ${key}`).send(body as object);
+  expect((await send({ name: 'x' })).status).toBe(200); // the key is now cached on this instance
+  const { revokeKey } = await import('../../functions/src/keys/lifecycle');
+  await revokeKey(service.deps.db, key, service.clock.now());
+  expectError(await send({}), 401, 'authentication_error', 'key_revoked');
+});

@@ -36,6 +36,7 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
   const roundTrips = new RoundTripCounter();
   res.set('X-Request-Id', requestId);
   const path = canonicalPath(req.path);
+  let scope: EnvScope | null = null;
   try {
     if (req.method === 'OPTIONS') return answerPreflight(req, res);
     setResponseCors(req, res);
@@ -47,7 +48,6 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
     const parsedBody = route.method === 'GET' ? {} : parseJsonBody(rawBody, req.get('content-type'));
 
     let auth: AuthContext | null = null;
-    let scope: EnvScope | null = null;
     if (route.key !== 'none') {
       ({ auth, scope } = await authorise(req, route, deps, roundTrips));
       if (route.rateLimit) await enforceRateLimit(deps, auth, route.rateLimit, roundTrips);
@@ -81,7 +81,7 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
     if (scope) await scope.ensureKeyVerified();
     send(res, deps, roundTrips, reply, route.cacheControl);
   } catch (err) {
-    const error = asApiError(err);
+    const error = await keyErrorFirst(scope, asApiError(err));
     if (error.code === 'internal_error') {
       logs.internalError(requestId, req.method, path, error.internal ?? error.message, err instanceof Error ? err.stack : undefined);
     } else {
@@ -91,6 +91,20 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
     if (error.headers) res.set(error.headers);
     if (deps.settings.exposeRoundTrips) res.set('X-Tessera-Round-Trips', String(roundTrips.count));
     res.status(error.status).set('Cache-Control', 'no-store').json(toErrorBody(error, requestId));
+  }
+}
+
+/**
+ * A request that fails (validation, a handler error) before its cached key was re-read still
+ * owes the key check: a revoked key gets its 401, not a 400 about its body.
+ */
+async function keyErrorFirst(scope: EnvScope | null, error: ApiError): Promise<ApiError> {
+  if (!scope || error.type === 'authentication_error') return error;
+  try {
+    await scope.ensureKeyVerified();
+    return error;
+  } catch (keyError) {
+    return asApiError(keyError);
   }
 }
 
