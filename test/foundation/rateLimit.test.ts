@@ -150,3 +150,14 @@ describe('concurrent requests on one instance', () => {
     expect(decisions.every((d) => d.granted === 1 && d.failedOpen)).toBe(true);
   });
 });
+
+describe('a crowd on one instance', () => {
+  it('is served up to the burst by few leases, whatever its size', async () => {
+    const store = new CountingStore();
+    const limiter = new RateLimiter(store, new ManualClock(0));
+    const id: BucketId = { projectId: 'p', env: 'live', bucket: 'events' };
+    const decisions = await Promise.all(Array.from({ length: 150 }, () => limiter.take(id, spec, 1)));
+    expect(decisions.filter((d) => d.granted === 1)).toHaveLength(100);
+    expect(store.writes).toBeLessThanOrEqual(3);
+  });
+});

@@ -20,6 +20,8 @@ import type { BucketSpec } from './tokenBucket';
 const LEASE_TTL_MS = 1_000;
 const LEASE_CHUNK_FRACTION = 0.1;
 const DEMAND_WINDOW_MS = 1_000;
+/** Waits for (or runs) at most this many leases per request before answering from what it has. */
+const MAX_LEASE_ROUNDS = 3;
 
 export interface LimitDecision {
   /** Tokens granted (equal to the cost unless throttled). */
@@ -36,6 +38,8 @@ interface LocalBucket {
   tokens: number;
   leasedAt: number;
   dryUntil: number;
+  /** Tokens wanted by requests of this instance that are waiting for a lease. */
+  waiting: number;
   /** The last lease failed: requests that waited on it fail open too. */
   storeFailing: boolean;
   demandWindowStart: number;
@@ -68,43 +72,48 @@ export class RateLimiter {
 
     // One lease per bucket at a time on this instance: concurrent requests wait for the lease
     // in flight and spend from it, instead of each contending for the shared document.
-    const inflight = this.leases.get(key);
-    if (inflight && bucket.tokens < cost) {
-      await inflight;
-      if (bucket.storeFailing) return decision(cost, true);
-    }
-    if (bucket.tokens < cost && this.clock.now() >= bucket.dryUntil && !this.leases.has(key)) {
-      const lease = this.lease(id, spec, bucket, cost, now, roundTrips);
-      this.leases.set(key, lease.then(() => undefined, () => undefined));
-      try {
-        await lease;
-      } catch (err) {
-        bucket.storeFailing = true;
-        this.onStoreFailure(err, id);
-        return decision(cost, true);
-      } finally {
-        this.leases.delete(key);
+    // A lease covers every request waiting at the time it starts.
+    bucket.waiting += cost;
+    try {
+      for (let round = 0; round < MAX_LEASE_ROUNDS && bucket.tokens < cost && this.clock.now() >= bucket.dryUntil; round += 1) {
+        await (this.leases.get(key) ?? this.startLease(key, id, spec, bucket, roundTrips));
+        if (bucket.storeFailing) return decision(cost, true);
       }
+    } finally {
+      bucket.waiting -= cost;
     }
     const granted = Math.min(cost, Math.floor(bucket.tokens + 1e-9));
     bucket.tokens -= granted;
     return decision(granted);
   }
 
-  private async lease(id: BucketId, spec: BucketSpec, bucket: LocalBucket, cost: number, now: number, roundTrips?: RoundTripCounter): Promise<void> {
-    const need = Math.ceil(cost - bucket.tokens);
-    const want = Math.max(need, Math.min(spec.burst, need + Math.ceil(spec.burst * LEASE_CHUNK_FRACTION)));
-    const leased = await this.store.lease(id, spec, want, now, roundTrips);
-    bucket.storeFailing = false;
-    bucket.tokens += leased;
-    bucket.leasedAt = now;
-    if (leased < need) bucket.dryUntil = now + Math.ceil(1000 / spec.ratePerSec);
+  /** Leases for the bucket and settles only once the lease is no longer in flight. */
+  private startLease(key: string, id: BucketId, spec: BucketSpec, bucket: LocalBucket, roundTrips?: RoundTripCounter): Promise<void> {
+    const lease = (async () => {
+      const now = this.clock.now();
+      const need = Math.max(1, Math.ceil(bucket.waiting - bucket.tokens));
+      const want = Math.max(need, Math.min(spec.burst, need + Math.ceil(spec.burst * LEASE_CHUNK_FRACTION)));
+      try {
+        const leased = await this.store.lease(id, spec, want, now, roundTrips);
+        bucket.storeFailing = false;
+        bucket.tokens += leased;
+        bucket.leasedAt = now;
+        if (leased < need) bucket.dryUntil = now + Math.ceil(1000 / spec.ratePerSec);
+      } catch (err) {
+        bucket.storeFailing = true;
+        this.onStoreFailure(err, id);
+      } finally {
+        this.leases.delete(key);
+      }
+    })();
+    this.leases.set(key, lease);
+    return lease;
   }
 
   private localBucket(key: string, now: number): LocalBucket {
     let bucket = this.local.get(key);
     if (!bucket) {
-      bucket = { tokens: 0, leasedAt: now, dryUntil: 0, storeFailing: false, demandWindowStart: now, demand: 0 };
+      bucket = { tokens: 0, leasedAt: now, dryUntil: 0, waiting: 0, storeFailing: false, demandWindowStart: now, demand: 0 };
       this.local.set(key, bucket);
     }
     if (now - bucket.leasedAt > LEASE_TTL_MS) bucket.tokens = 0;
