@@ -30,14 +30,18 @@ async function main(): Promise<void> {
     const { randomDemoSpec, seedDemo } = await import('../local/seed');
     const { SCENARIOS } = await import('./scenarios');
 
+    const serve = async (app: ReturnType<typeof createApiApp>): Promise<string> => {
+      const server = await new Promise<Server>((resolve) => {
+        const s = app.listen(0, '127.0.0.1', () => resolve(s));
+      });
+      servers.push(server);
+      const address = server.address();
+      return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    };
     const deps = createDeps();
-    const app = createApiApp(ALL_ROUTES, deps);
-    const server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    servers.push(server);
-    const address = server.address();
-    const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const baseUrl = await serve(createApiApp(ALL_ROUTES, deps));
+    // A second instance whose limiter grants everything, for scenarios marked `unmetered`.
+    const unmeteredUrl = await serve(createApiApp(ALL_ROUTES, createDeps({ bucketStore: { lease: async (_id, _spec, want) => want } })));
     const floor = await startFloorServer();
     servers.push(floor.server);
 
@@ -49,10 +53,11 @@ async function main(): Promise<void> {
     for (const scenario of SCENARIOS) {
       // Each scenario gets its own project so that rate limits and data never interact.
       const project = await seedDemo(deps.db, randomDemoSpec(), deps.clock.now());
-      const request = await scenario.prepare({ deps, project, baseUrl });
-      await roundTripsOf(baseUrl, request); // warm the instance (key cache, connections)
-      const probe = await roundTripsOf(baseUrl, request);
-      const result = await drive(baseUrl, request, scenario.connections ?? 10, seconds);
+      const url = scenario.unmetered ? unmeteredUrl : baseUrl;
+      const request = await scenario.prepare({ deps, project, baseUrl: url });
+      await roundTripsOf(url, request); // warm the instance (key cache, connections)
+      const probe = await roundTripsOf(url, request);
+      const result = await drive(url, request, scenario.connections ?? 10, seconds);
       rows.push(line(scenario.name, result, probe.roundTrips === null ? '?' : `${probe.roundTrips} (status ${probe.status})`));
       process.stderr.write(`measured: ${scenario.name}\n`);
     }

@@ -31,4 +31,9 @@ export interface Scenario {
   /** What a successful response looks like (default: 2xx). */
   expectStatus?: number;
   note?: string;
+  /**
+   * Serve this scenario from an instance whose rate limiter never throttles, to measure the
+   * landing path itself beyond what the spec's buckets let through.
+   */
+  unmetered?: boolean;
 }

@@ -28,4 +28,23 @@ export const eventScenarios: Scenario[] = [
       return { method: 'POST', path: '/v1/events', headers: { Authorization: `Bearer ${web.keys.test.secret}` }, body: batch };
     },
   },
+  {
+    name: 'POST /v1/events, 100-event batch, 10 clients, limiter unmetered (landing path; events/s = 100 × req/s)',
+    note: 'every batch lands: measures validation, the one commit and the task enqueue without the spec\'s bucket',
+    connections: 10,
+    unmetered: true,
+    prepare: async (ctx) => {
+      const web = ctx.project.apps.find((app) => app.platform === 'web')!;
+      return { method: 'POST', path: '/v1/events', headers: { Authorization: `Bearer ${web.keys.test.secret}` }, body: batch };
+    },
+  },
+  {
+    name: 'POST /v1/events, 100-event batch, 1 client, limiter unmetered (acknowledgement latency)',
+    connections: 1,
+    unmetered: true,
+    prepare: async (ctx) => {
+      const web = ctx.project.apps.find((app) => app.platform === 'web')!;
+      return { method: 'POST', path: '/v1/events', headers: { Authorization: `Bearer ${web.keys.test.secret}` }, body: batch };
+    },
+  },
 ];
