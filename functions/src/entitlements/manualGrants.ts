@@ -3,6 +3,7 @@ import type { AuditEntry } from '../audit/model';
 import { invalidParam } from '../http/errors';
 import { customerRef } from '../identity/repository';
 import { randomToken } from '../keys/format';
+import type { Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
 import { catalogEntitlementRef, registerMissingKeys } from './catalog';
 import { requireKnownCustomer } from './customerIds';
@@ -96,24 +97,15 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
     }
     registerMissingKeys(tx, scope, [catalogEntry], 'grant', now);
     writeProjection(tx, scope, customerId, replaceGrants(grants, [grant]), now);
-    const audit = appendAudit(tx, scope, {
-      eventId: newServerEventId('grant'),
-      rail: 'manual',
-      eventType: 'entitlement.granted_manually',
+    const audit = appendOperatorAudit(tx, scope, actor, now, {
+      action: 'grant',
       customerId,
-      subscriptionId: grant.grantId,
+      grantId: grant.grantId,
       decision,
       reason: command.reason,
       fromState: current ? 'active' : 'inactive',
       toState: 'active',
-      signatureVerified: false,
-      reconciledWithProvider: false,
-      rawEventReceivedAt: now,
-      processedAt: now,
       details: {
-        surface: 'server_api',
-        requestId: actor.requestId,
-        keyId: actor.keyId,
         entitlementKey,
         duration: command.duration,
         grantId: grant.grantId,
@@ -143,27 +135,15 @@ export async function revokeManually(scope: EnvScope, command: RevokeCommand, ac
     for (const grant of revoked) tx.set(grantRef(scope, grant.grantId), grant);
     writeProjection(tx, scope, customerId, replaceGrants(grants, revoked), now);
     const grant = latestEnding(revoked)!;
-    const audit = appendAudit(tx, scope, {
-      eventId: newServerEventId('revoke'),
-      rail: 'manual',
-      eventType: 'entitlement.revoked_manually',
+    const audit = appendOperatorAudit(tx, scope, actor, now, {
+      action: 'revoke',
       customerId,
-      subscriptionId: grant.grantId,
+      grantId: grant.grantId,
       decision: 'applied',
       reason: command.reason,
       fromState: 'active',
       toState: 'revoked',
-      signatureVerified: false,
-      reconciledWithProvider: false,
-      rawEventReceivedAt: now,
-      processedAt: now,
-      details: {
-        surface: 'server_api',
-        requestId: actor.requestId,
-        keyId: actor.keyId,
-        entitlementKey,
-        grantIds: revoked.map((g) => g.grantId),
-      },
+      details: { entitlementKey, grantIds: revoked.map((g) => g.grantId) },
     });
     return { grant, audit };
   });
@@ -200,4 +180,35 @@ export function replaceGrants(grants: readonly GrantRecord[], changed: readonly 
   const byId = new Map(grants.map((g) => [g.grantId, g]));
   for (const grant of changed) byId.set(grant.grantId, grant);
   return [...byId.values()];
+}
+
+interface OperatorDecision {
+  action: 'grant' | 'revoke';
+  customerId: string;
+  grantId: string;
+  decision: AuditEntry['decision'];
+  reason: string;
+  fromState: string;
+  toState: string;
+  details: Record<string, unknown>;
+}
+
+/** The audit entry of a grant or revoke made through the server API (the operator surface). */
+function appendOperatorAudit(tx: Transaction, scope: EnvScope, actor: Actor, now: number, d: OperatorDecision): AuditEntry {
+  return appendAudit(tx, scope, {
+    eventId: newServerEventId(d.action),
+    rail: 'manual',
+    eventType: d.action === 'grant' ? 'entitlement.granted_manually' : 'entitlement.revoked_manually',
+    customerId: d.customerId,
+    subscriptionId: d.grantId,
+    decision: d.decision,
+    reason: d.reason,
+    fromState: d.fromState,
+    toState: d.toState,
+    signatureVerified: false,
+    reconciledWithProvider: false,
+    rawEventReceivedAt: now,
+    processedAt: now,
+    details: { surface: 'server_api', requestId: actor.requestId, keyId: actor.keyId, ...d.details },
+  });
 }

@@ -4,7 +4,7 @@ import { compileSchema } from '../http/validation';
 import { ANONYMOUS_ID_PATTERN, USER_ID_PATTERN } from '../identity/identifiers';
 import { randomToken } from '../keys/format';
 import { errorFingerprint } from './fingerprint';
-import { EVENT_LEVELS, eventDocId, type EventLevel, type IdentityHints } from './model';
+import { EVENT_LEVELS, eventDocId, type EventLevel, type IdentityHints, type IngestedEventFields } from './model';
 
 /**
  * Validation of `POST /v1/events` (request table and rules 1–3).
@@ -76,24 +76,15 @@ interface RawEvent {
   categoryTags?: unknown;
 }
 
-/** One event after validation and soft-drops, ready to land. */
-export interface NormalisedEvent {
+/** One event after validation and soft-drops, ready to land: the request path's stored fields. */
+export type NormalisedEvent = Pick<
+  IngestedEventFields,
+  'eventId' | 'eventIdSource' | 'name' | 'timestamp' | 'clientTimestamp' | 'properties' | 'level' | 'tags' | 'categoryTags' | 'softDropped' | 'fingerprint' | 'hints'
+> & {
   /** Position in the request (for messages and ordering). */
   index: number;
-  eventId: string;
-  eventIdSource: 'client' | 'server';
   docId: string;
-  name: string;
-  timestamp: number;
-  clientTimestamp: number | null;
-  properties: string | null;
-  level: EventLevel | null;
-  tags: Record<string, string> | null;
-  categoryTags: string[] | null;
-  softDropped: string[];
-  fingerprint: string | null;
-  hints: IdentityHints;
-}
+};
 
 export interface NormalisedBatch {
   events: NormalisedEvent[];
