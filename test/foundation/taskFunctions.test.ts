@@ -1,0 +1,52 @@
+/**
+ * Guarantees of the deployed task-queue functions (index.ts): the `onTaskDispatched` function
+ * that Cloud Tasks calls runs the same handler as the in-process queue, on a payload that the
+ * request path really enqueued. Driven through firebase-functions-test's `wrap`.
+ */
+import { join } from 'node:path';
+import supertest from 'supertest';
+import functionsTest from 'firebase-functions-test';
+import { createDeps } from '../../functions/src/app/deps';
+import { ALL_ROUTES } from '../../functions/src/app/groups';
+import { ManualClock } from '../../functions/src/clock';
+import { createApiApp } from '../../functions/src/http/pipeline';
+import type { EnqueueOptions, QueueName, TaskQueue } from '../../functions/src/tasks/queue';
+import { createTestService, seedProject } from '../support/harness';
+
+/** A queue that only records: the test hands the payload to the deployed function itself. */
+class RecordingQueue implements TaskQueue {
+  readonly tasks: { queue: QueueName; payload: Record<string, unknown>; options: EnqueueOptions }[] = [];
+  async enqueue(queue: QueueName, payload: Record<string, unknown>, options: EnqueueOptions) {
+    this.tasks.push({ queue, payload, options });
+    return 'enqueued' as const;
+  }
+}
+
+const fft = functionsTest({ projectId: process.env.GCLOUD_PROJECT });
+afterAll(() => fft.cleanup());
+
+it('identityResolutionTask attaches the customer to the events a batch landed', async () => {
+  const seeding = createTestService();
+  const project = await seedProject(seeding);
+  const queue = new RecordingQueue();
+  const deps = createDeps({ tasks: queue, clock: new ManualClock(Date.now()) });
+  const request = supertest(createApiApp(ALL_ROUTES, deps));
+
+  const identified = await request.post('/v1/identify').set('Authorization', `Bearer ${project.ios.test.secret}`).send({ userId: 'task-user', anonymousId: 'task-device' });
+  expect(identified.status).toBe(200);
+  const landed = await request
+    .post('/v1/events')
+    .set('Authorization', `Bearer ${project.ios.test.secret}`)
+    .send({ events: [{ name: 'opened', eventId: 'task-evt-1', anonymousId: 'task-device' }] });
+  expect(landed.status).toBe(202);
+  const task = queue.tasks.find((t) => t.queue === 'identityResolution');
+  expect(task).toBeDefined();
+
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const deployed = require(join(__dirname, '..', '..', 'functions', 'lib', 'index.js'));
+  const wrapped = fft.wrap(deployed.identityResolutionTask);
+  await wrapped({ data: task!.payload } as never);
+
+  const events = await deps.db.collection(`projects/${project.projectId}/envs/test/events`).get();
+  expect(events.docs.map((d) => d.get('serviceCustomerId'))).toEqual([identified.body.serviceCustomerId]);
+});
