@@ -1,5 +1,5 @@
 import { getApps, initializeApp } from 'firebase-admin/app';
-import { Firestore, getFirestore, initializeFirestore } from 'firebase-admin/firestore';
+import { Firestore, getFirestore } from 'firebase-admin/firestore';
 
 /**
  * The one Firestore handle of this process. Locally and in tests `FIRESTORE_EMULATOR_HOST`
@@ -11,12 +11,12 @@ export function db(): Firestore {
   if (!firestore) {
     const app =
       getApps()[0] ?? initializeApp(process.env.GCLOUD_PROJECT ? { projectId: process.env.GCLOUD_PROJECT } : undefined);
+    firestore = getFirestore(app);
     try {
-      firestore = initializeFirestore(app, { ignoreUndefinedProperties: true });
+      firestore.settings({ ignoreUndefinedProperties: true });
     } catch {
       // Another copy of this module (a test loading the compiled entry point beside the
-      // sources) already configured the app's Firestore with the same settings.
-      firestore = getFirestore(app);
+      // sources) already configured this app's Firestore, with the same settings.
     }
   }
   return firestore;
