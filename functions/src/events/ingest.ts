@@ -44,10 +44,7 @@ export async function ingestBatch(ctx: RequestContext): Promise<IngestResult> {
 
   if (deps.settings.enforceSdkFloor) {
     const violation = sdkFloorViolation(ctx.header('service-sdk-version'), envelopeSdk(ctx.body));
-    if (violation) {
-      await scope.ensureKeyVerified();
-      throw sdkVersionUnsupported(violation);
-    }
+    if (violation) throw sdkVersionUnsupported(violation);
   }
 
   const batch = normaliseBatch(ctx.body, receivedAt);
