@@ -47,6 +47,20 @@ export interface MutationOutcome {
 export const MANUAL_PRODUCT_ID = 'manual';
 export const newGrantId = (): string => `grt_${randomToken(24)}`;
 
+/** A new grant on the `manual` rail (server grants and migration grants alike). */
+export function newManualGrant(grantId: string, customerId: string, entitlementKey: string, productId: string, validUntil: number | null, now: number): GrantRecord {
+  return {
+    grantId,
+    customerId,
+    entitlementKey,
+    source: { rail: 'manual', productId, subscriptionId: grantId },
+    validUntil,
+    revokedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 /** Unrevoked, unexpired manual grants of one key (server grants and migration grants alike). */
 export function activeManualGrants(grants: readonly GrantRecord[], key: string, now: number): GrantRecord[] {
   return grants.filter((g) => g.entitlementKey === key && g.source.rail === 'manual' && g.revokedAt === null && isActiveAt(g.validUntil, now));
@@ -82,18 +96,8 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
         tx.set(grantRef(scope, grant.grantId), grant);
       }
     } else {
-      const grantId = newGrantId();
-      grant = {
-        grantId,
-        customerId,
-        entitlementKey,
-        source: { rail: 'manual', productId: MANUAL_PRODUCT_ID, subscriptionId: grantId },
-        validUntil: requestedEnd,
-        revokedAt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-      tx.create(grantRef(scope, grantId), grant);
+      grant = newManualGrant(newGrantId(), customerId, entitlementKey, MANUAL_PRODUCT_ID, requestedEnd, now);
+      tx.create(grantRef(scope, grant.grantId), grant);
     }
     registerMissingKeys(tx, scope, [catalogEntry], 'grant', now);
     writeProjection(tx, scope, customerId, replaceGrants(grants, [grant]), now);

@@ -1,6 +1,6 @@
 import { appendAudit, newServerEventId } from '../audit/append';
 import { catalogEntitlementRef, registerMissingKeys } from '../entitlements/catalog';
-import { replaceGrants } from '../entitlements/manualGrants';
+import { newManualGrant, replaceGrants } from '../entitlements/manualGrants';
 import type { GrantRecord } from '../entitlements/model';
 import { getAllInTx, grantRef, projectionRef, readCustomerGrants, writeProjection } from '../entitlements/projection';
 import { customerRef } from '../identity/repository';
@@ -64,16 +64,7 @@ export async function applyRowEntitlements(
       let grantId: string | null = null;
       if (decision.outcome === 'grant') {
         grantId = migrationGrantId(customerId, key);
-        const grant: GrantRecord = {
-          grantId,
-          customerId,
-          entitlementKey: key,
-          source: { rail: 'manual', productId: MIGRATION_PRODUCT_ID, subscriptionId: grantId },
-          validUntil: null,
-          revokedAt: null,
-          createdAt: now,
-          updatedAt: now,
-        };
+        const grant = newManualGrant(grantId, customerId, key, MIGRATION_PRODUCT_ID, null, now);
         tx.create(grantRef(scope, grantId), grant);
         created.push(grant);
       }
