@@ -1,5 +1,5 @@
 import type { DocumentReference, Firestore } from 'firebase-admin/firestore';
-import { parseKey, sha256Hex, type ParsedKey } from './format';
+import { sha256Hex, type ParsedKey } from './format';
 
 /** The key index lives outside any project: a key is looked up before its project is known. */
 export const PUBLISHABLE_KEYS = 'publishableKeys';
@@ -9,11 +9,6 @@ export function keyIndexRef(db: Firestore, key: ParsedKey): DocumentReference {
   return key.kind === 'publishable'
     ? db.collection(PUBLISHABLE_KEYS).doc(key.value)
     : db.collection(SECRET_KEYS).doc(sha256Hex(key.value));
-}
-
-export function keyIndexRefForString(db: Firestore, key: string): DocumentReference | null {
-  const parsed = parseKey(key);
-  return parsed ? keyIndexRef(db, parsed) : null;
 }
 
 export const projectRef = (db: Firestore, projectId: string): DocumentReference => db.collection('projects').doc(projectId);

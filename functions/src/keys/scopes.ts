@@ -22,7 +22,3 @@ export function scopesForNewKey(requested: string[], acknowledgedRowLevel: boole
   }
   return [...new Set(requested)].sort();
 }
-
-export function hasScope(scopes: readonly string[], needed: string): boolean {
-  return scopes.includes(needed);
-}

@@ -164,8 +164,3 @@ async function waitUntilUp(host: string, child: ChildProcess): Promise<void> {
   }
   throw new Error('the Firestore emulator did not start within 60 s');
 }
-
-/** Deletes every document of a project in the emulator (tests and `--fresh`). */
-export async function clearEmulator(host: string, projectId: string): Promise<void> {
-  await fetch(`http://${host}/emulator/v1/projects/${projectId}/databases/(default)/documents`, { method: 'DELETE' });
-}

@@ -8,7 +8,6 @@ export type WireEnv = 'sandbox' | 'production';
 export const ENVS: readonly Env[] = ['test', 'live'];
 
 export const toWireEnv = (env: Env): WireEnv => (env === 'live' ? 'production' : 'sandbox');
-export const fromWireEnv = (wire: WireEnv): Env => (wire === 'production' ? 'live' : 'test');
 
 export function isEnv(value: unknown): value is Env {
   return value === 'test' || value === 'live';
