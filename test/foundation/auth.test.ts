@@ -117,6 +117,24 @@ describe('key lifecycle on the wire', () => {
   });
 });
 
+describe('rotation and revocation leave customer data alone', () => {
+  it('keeps the customer and its entitlements readable with the replacement key', async () => {
+    const fresh = await seedProject(service);
+    const secret = (key: string) => ({ Authorization: `Bearer ${key}` });
+    const identified = await service.request().post('/v1/identify').set(secret(fresh.ios.test.secret)).send({ userId: 'kept-user', anonymousId: 'kept-device' });
+    const customerId = identified.body.serviceCustomerId;
+    const granted = await service.request().post(`/v1/server/customers/${customerId}/grant`).set(secret(fresh.ios.test.secret)).send({ entitlementKey: 'pro', duration: 'lifetime', reason: 'support goodwill gesture for kept-user' });
+    expect(granted.status).toBe(200);
+    const rotated = await rotateKey(service.deps.db, fresh.ios.test.secret, 0, service.clock.now());
+    await revokeKey(service.deps.db, fresh.ios.test.publishable, service.clock.now());
+    const read = await service.request().get(`/v1/server/customers/${customerId}/entitlements`).set(secret(rotated.newKey.key));
+    expect(read.status).toBe(200);
+    expect(read.body.data.map((e: { key: string; isActive: boolean }) => [e.key, e.isActive])).toEqual([['pro', true]]);
+    const again = await service.request().post('/v1/identify').set(secret(rotated.newKey.key)).send({ userId: 'kept-user', anonymousId: 'kept-device' });
+    expect(again.body.serviceCustomerId).toBe(customerId);
+  });
+});
+
 describe('partitioning', () => {
   it('binds every response to the key’s own project and app', async () => {
     const other = await seedProject(service);

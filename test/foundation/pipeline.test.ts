@@ -3,6 +3,7 @@
  * with or without /v1; unknown routes, bad JSON and oversized bodies are 400s in the envelope;
  * preflight answers 204 with exactly the spec's CORS headers.
  */
+import { logs } from '../../functions/src/http/logs';
 import { createTestService, expectError, type TestService } from '../support/harness';
 
 let service: TestService;
@@ -38,6 +39,19 @@ describe('routing', () => {
     expect(res.headers['x-request-id']).toMatch(/^req_/);
     const unprefixed = await service.request().options('/anything/at/all').set('Origin', 'https://a.example');
     expect(unprefixed.status).toBe(204);
+  });
+});
+
+describe('logging', () => {
+  it('logs every rejection with the request id the client received', async () => {
+    const rejected = jest.spyOn(logs, 'requestRejected');
+    try {
+      const res = await service.request().get('/v1/config');
+      expectError(res, 401, 'authentication_error', 'missing_api_key');
+      expect(rejected).toHaveBeenCalledWith(res.body.error.request_id, 'GET', '/v1/config', 401, 'missing_api_key', undefined);
+    } finally {
+      rejected.mockRestore();
+    }
   });
 });
 
