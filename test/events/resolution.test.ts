@@ -2,12 +2,12 @@
  * Guarantees of out-of-band identity resolution: the request path only records hints; the
  * identityResolution task resolves each landed event's hints to a customer of the key's own
  * project and environment, links co-occurring hints (never merging two known customers: a
- * conflict is queued instead), attaches `serviceCustomerId` to the stored events, and is
- * de-duplicated (one task per batch content) and idempotent when run again.
+ * conflict is queued instead), stores the events with their `serviceCustomerId`, and is
+ * idempotent: a retried batch or a task run again stores each event once.
  */
 import type { CustomerRecord } from '../../functions/src/identity/model';
 import { findCustomerIdByIdentity, linkHints } from '../../functions/src/identity/repository';
-import { eventDocId } from '../../functions/src/events/model';
+import { batchDocId, eventDocId } from '../../functions/src/events/model';
 import { resolveEventIdentities } from '../../functions/src/events/resolution';
 import type { QueueName } from '../../functions/src/tasks/queue';
 import { EnvScope } from '../../functions/src/store/scope';
@@ -105,35 +105,39 @@ it('ignores a claim naming no customer of this partition, or one contradicting t
   expect(otherRecord.identities).toEqual([{ kind: 'developer', id: 'user-other' }]);
 });
 
-it('enqueues one task per batch content: a retried batch is de-duplicated; running a task again changes nothing', async () => {
-  const enqueued: { queue: QueueName; id: string }[] = [];
+it('each landing has its own task; a retried batch still stores each event once; running a task again changes nothing', async () => {
+  const enqueued: { queue: QueueName; id: string; payload: Record<string, unknown> }[] = [];
   const spy = createTestService();
   const original = spy.tasks.enqueue.bind(spy.tasks);
   spy.tasks.enqueue = async (queue, payload, options) => {
-    enqueued.push({ queue, id: options.id });
+    enqueued.push({ queue, id: options.id, payload });
     return original(queue, payload, options);
   };
   const own = await seedProject(spy);
   const batch = { events: [event({ eventId: 'dedup-1', anonymousId: 'device-d' }), event({ eventId: 'dedup-2', developerUserId: 'user-d' })] };
   await land(batch, spy, own);
-  await land(batch, spy, own);
   await spy.tasks.drain();
-  expect(enqueued).toHaveLength(2);
-  expect(enqueued[0].queue).toBe('identityResolution');
-  expect(enqueued[1].id).toBe(enqueued[0].id);
+  await land(batch, spy, own); // after the first task stored and removed the batch: it must be stored again
+  await spy.tasks.drain();
+  expect(enqueued.map((task) => task.queue)).toEqual(['identityResolution', 'identityResolution']);
+  expect(enqueued[1].id).not.toBe(enqueued[0].id);
+  expect(enqueued[1].payload).toEqual(enqueued[0].payload);
 
+  const events = await spy.deps.db.collection(`projects/${own.projectId}/envs/test/events`).get();
+  expect(events.docs.map((doc) => doc.get('eventId')).sort()).toEqual(['dedup-1', 'dedup-2']);
+  expect((await spy.deps.db.collection(`projects/${own.projectId}/envs/test/eventBatches`).get()).size).toBe(0);
   const first = await storedEvent(spy, own.projectId, 'dedup-1');
   expect(first?.serviceCustomerId).toMatch(/^cdcust_/);
+
   spy.clock.advance(1000);
-  const payload = { projectId: own.projectId, env: 'test', eventDocIds: [eventDocId('dedup-1'), eventDocId('dedup-2')] };
-  await resolveEventIdentities(payload, spy.deps);
+  await resolveEventIdentities(enqueued[0].payload, spy.deps);
   const rerun = await storedEvent(spy, own.projectId, 'dedup-1');
-  expect(rerun).toMatchObject({ serviceCustomerId: first?.serviceCustomerId, resolvedAt: first?.resolvedAt });
+  expect(rerun).toEqual(first);
   const customers = await spy.deps.db.collection(`projects/${own.projectId}/envs/test/customers`).get();
   expect(customers.size).toBe(2);
 });
 
-it('drops a malformed payload without retrying and tolerates events that no longer exist', async () => {
-  await expect(resolveEventIdentities({ projectId: 'x', env: 'nowhere', eventDocIds: [] }, service.deps)).resolves.toBeUndefined();
-  await expect(resolveEventIdentities({ projectId: project.projectId, env: 'test', eventDocIds: [eventDocId('never-landed')] }, service.deps)).resolves.toBeUndefined();
+it('drops a malformed payload without retrying and tolerates batches that are already stored', async () => {
+  await expect(resolveEventIdentities({ projectId: 'x', env: 'nowhere', batchDocIds: [] }, service.deps)).resolves.toBeUndefined();
+  await expect(resolveEventIdentities({ projectId: project.projectId, env: 'test', batchDocIds: [batchDocId([eventDocId('never-landed')])] }, service.deps)).resolves.toBeUndefined();
 });

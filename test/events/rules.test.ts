@@ -1,12 +1,16 @@
 /**
  * Guarantees of the pure event rules: each field's validation and soft-drop, the timestamp
  * clamp, server ids, in-batch duplicates, the error fingerprint (pinned: stored data depends on
- * it staying stable), the throttle plan, the version floor and the resolution task's identity.
+ * it staying stable), the throttle plan, the version floor, the resolution task's identity and the batch codec.
  */
 import { DAY, MINUTE } from '../../functions/src/clock';
 import { errorFingerprint, normaliseMessage } from '../../functions/src/events/fingerprint';
-import { eventDocId } from '../../functions/src/events/model';
-import { identityResolutionTaskId, parseIdentityResolutionPayload } from '../../functions/src/events/resolutionTask';
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { Timestamp } from 'firebase-admin/firestore';
+import { decodeBatchEvents, encodeBatchEvents, packBatchEvents } from '../../functions/src/events/batchCodec';
+import { BATCH_DOC_ID_PATTERN, batchDocId, eventDocId, type BatchedEvent } from '../../functions/src/events/model';
+import { identityResolutionTask, MAX_BATCHES_PER_TASK, parseIdentityResolutionPayload } from '../../functions/src/events/resolutionTask';
 import { sdkFloorViolation } from '../../functions/src/events/sdkFloor';
 import { ErrorPassMemory, minuteOf, planThrottle } from '../../functions/src/events/throttle';
 import { normaliseBatch, normaliseEvent } from '../../functions/src/events/validation';
@@ -222,20 +226,73 @@ describe('version floor', () => {
 });
 
 describe('identity-resolution task', () => {
-  const hints = { developerUserId: null, anonymousId: 'a1', serviceCustomerId: null };
-  it('has a deterministic id that changes with the events or their hints', () => {
-    const one = identityResolutionTaskId('p', 'test', [{ docId: eventDocId('x'), hints }, { docId: eventDocId('y'), hints }]);
-    expect(identityResolutionTaskId('p', 'test', [{ docId: eventDocId('y'), hints }, { docId: eventDocId('x'), hints }])).toBe(one);
-    expect(one).toMatch(/^[A-Za-z0-9_-]{1,500}$/);
-    expect(identityResolutionTaskId('p', 'live', [{ docId: eventDocId('x'), hints }, { docId: eventDocId('y'), hints }])).not.toBe(one);
-    expect(identityResolutionTaskId('p', 'test', [{ docId: eventDocId('x'), hints: { ...hints, anonymousId: 'a2' } }, { docId: eventDocId('y'), hints }])).not.toBe(one);
+  const landedAt = Timestamp.fromMillis(1_700_000_000_123);
+  it('has an id per landing: the same batches written at the same time, whatever their order', () => {
+    const one = identityResolutionTask('p', 'test', [batchDocId(['x']), batchDocId(['y'])], landedAt);
+    expect(identityResolutionTask('p', 'test', [batchDocId(['y']), batchDocId(['x'])], landedAt).id).toBe(one.id);
+    expect(one.id).toMatch(/^[A-Za-z0-9_-]{1,500}$/);
+    expect(one.payload).toEqual({ projectId: 'p', env: 'test', batchDocIds: [batchDocId(['x']), batchDocId(['y'])] });
+    expect(identityResolutionTask('p', 'live', [batchDocId(['x']), batchDocId(['y'])], landedAt).id).not.toBe(one.id);
+    expect(identityResolutionTask('p', 'test', [batchDocId(['x'])], landedAt).id).not.toBe(one.id);
+    // The same batch landing again (a retry after its task stored it) needs a task of its own.
+    expect(identityResolutionTask('p', 'test', [batchDocId(['x']), batchDocId(['y'])], Timestamp.fromMillis(1_700_000_000_124)).id).not.toBe(one.id);
   });
 
   it('accepts only well-formed payloads', () => {
-    expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', eventDocIds: [eventDocId('x')] })).not.toBeNull();
-    expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'sandbox', eventDocIds: [eventDocId('x')] })).toBeNull();
-    expect(parseIdentityResolutionPayload({ projectId: 'a/b', env: 'test', eventDocIds: [eventDocId('x')] })).toBeNull();
-    expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', eventDocIds: ['../x'] })).toBeNull();
-    expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', eventDocIds: [] })).toBeNull();
+    const id = batchDocId([eventDocId('x')]);
+    expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', batchDocIds: [id] })).toEqual({ projectId: 'proj_1', env: 'test', batchDocIds: [id] });
+    expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'sandbox', batchDocIds: [id] })).toBeNull();
+    expect(parseIdentityResolutionPayload({ projectId: 'a/b', env: 'test', batchDocIds: [id] })).toBeNull();
+    expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', batchDocIds: ['../x'] })).toBeNull();
+    expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', batchDocIds: [eventDocId('x')] })).toBeNull();
+    expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', batchDocIds: [] })).toBeNull();
+    expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', batchDocIds: Array.from({ length: MAX_BATCHES_PER_TASK + 1 }, () => id) })).toBeNull();
+  });
+
+  it('names a batch by its events, in any order', () => {
+    expect(batchDocId([eventDocId('a'), eventDocId('b')])).toBe(batchDocId([eventDocId('b'), eventDocId('a')]));
+    expect(batchDocId([eventDocId('a'), eventDocId('b')])).not.toBe(batchDocId([eventDocId('a')]));
+    expect(batchDocId([eventDocId('a')])).toMatch(BATCH_DOC_ID_PATTERN);
+  });
+});
+
+describe('batch codec', () => {
+  const stored = (eventId: string, properties: string | null = null): BatchedEvent => ({
+    eventId,
+    eventIdSource: 'client',
+    name: 'screen_view',
+    timestamp: 1_700_000_000_000,
+    clientTimestamp: null,
+    properties,
+    level: null,
+    tags: { screen: 'home' },
+    categoryTags: null,
+    softDropped: [],
+    fingerprint: null,
+    hints: { developerUserId: null, anonymousId: 'device-1', serviceCustomerId: null },
+    throttlePass: false,
+  });
+
+  it('round-trips the events exactly, smaller than their JSON', () => {
+    const events = Array.from({ length: 100 }, (_, i) => stored(`e-${i}`, JSON.stringify({ screen: `s${i % 5}`, index: i, text: 'é "quoted" \\ \u0000' })));
+    const payload = encodeBatchEvents(events);
+    expect(decodeBatchEvents(payload)).toEqual(events);
+    expect(payload.length).toBeLessThan(JSON.stringify(events).length / 4);
+  });
+
+  it('keeps a batch in one document unless its payload exceeds the limit, then halves it', () => {
+    const events = Array.from({ length: 10 }, (_, i) => stored(`big-${i}`, JSON.stringify({ noise: randomBytes(3000).toString('base64') })));
+    expect(packBatchEvents(events)).toHaveLength(1);
+    const parts = packBatchEvents(events, 12_000);
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts.every((part) => part.payload.length <= 12_000)).toBe(true);
+    expect(parts.flatMap((part) => decodeBatchEvents(part.payload))).toEqual(events);
+    // A single event is never split further, whatever the limit.
+    expect(packBatchEvents(events.slice(0, 1), 10)).toHaveLength(1);
+  });
+
+  it('refuses a payload that is not a compressed JSON array', () => {
+    expect(() => decodeBatchEvents(Buffer.from('not gzip'))).toThrow();
+    expect(() => decodeBatchEvents(gzipSync('{"events":[]}'))).toThrow(/not an array/);
   });
 });

@@ -35,12 +35,18 @@ export function postEvents(service: TestService, project: SeededProject, body: u
     .send(body as object);
 }
 
+/**
+ * Events are stored by the identity-resolution task of their batch: the readers below wait for
+ * the service's queued tasks first.
+ */
 export async function storedEvents(service: TestService, projectId: string, env: Env = 'test'): Promise<(StoredEvent & DocumentData)[]> {
+  await service.tasks.drain();
   const snapshot = await service.deps.db.collection(`projects/${projectId}/envs/${env}/events`).get();
   return snapshot.docs.map((doc) => doc.data() as StoredEvent);
 }
 
 export async function storedEvent(service: TestService, projectId: string, eventId: string, env: Env = 'test'): Promise<StoredEvent | null> {
+  await service.tasks.drain();
   const snapshot = await service.deps.db.doc(`projects/${projectId}/envs/${env}/events/${eventDocId(eventId)}`).get();
   return snapshot.exists ? (snapshot.data() as StoredEvent) : null;
 }

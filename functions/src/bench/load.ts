@@ -29,6 +29,10 @@ export async function drive(baseUrl: string, request: BenchRequest, connections:
       : undefined,
     connections,
     duration: seconds,
+    // The load runs on its own thread, so the client's work (building and parsing requests)
+    // does not share the server's event loop. Per-request bodies need a function, which a
+    // worker cannot receive: those scenarios drive from the main thread.
+    workers: request.nextBody ? undefined : 1,
   });
   return {
     requestsPerSec: result.requests.average,

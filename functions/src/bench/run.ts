@@ -50,7 +50,8 @@ async function main(): Promise<void> {
       `| ${name} | ${Math.round(r.requestsPerSec)} | ${r.p50} | ${r.p99} | ${r.total - r.non2xx}/${r.total} | ${trips} |`;
     const floorResult = await drive(floor.url, { method: 'GET', path: '/' }, 10, seconds);
     rows.push(line('floor: bare node:http, fixed JSON', floorResult, '0'));
-    for (const scenario of SCENARIOS) {
+    const only = process.env.BENCH_ONLY?.toLowerCase();
+    for (const scenario of SCENARIOS.filter((s) => !only || s.name.toLowerCase().includes(only))) {
       // Each scenario gets its own project so that rate limits and data never interact.
       const project = await seedDemo(deps.db, randomDemoSpec(), deps.clock.now());
       const url = scenario.unmetered ? unmeteredUrl : baseUrl;

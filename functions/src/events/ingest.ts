@@ -6,9 +6,10 @@ import type { RequestContext } from '../http/route';
 import { BUCKETS } from '../ratelimit/buckets';
 import type { LimitDecision } from '../ratelimit/limiter';
 import { eventLogs } from './logs';
-import type { IngestedEventFields } from './model';
-import { errorPassRef, eventRef, putErrorPass, putEvent, readIngestContext, timestampFromMillis } from './repository';
-import { identityResolutionPayload, identityResolutionTaskId } from './resolutionTask';
+import { packBatchEvents } from './batchCodec';
+import { BATCH_CODEC, batchDocId, eventDocId, type BatchedEvent, type LandingFields } from './model';
+import { batchRef, errorPassRef, putBatch, putErrorPass, readIngestContext, timestampFromMillis } from './repository';
+import { identityResolutionTask } from './resolutionTask';
 import { expiresAtMs, retentionDays } from './retention';
 import { sdkFloorViolation, sdkVersionUnsupported } from './sdkFloor';
 import { ErrorPassMemory, minuteOf, planThrottle } from './throttle';
@@ -35,7 +36,8 @@ const passMemoryFor = (deps: Deps): ErrorPassMemory => {
 
 /**
  * `POST /v1/events`: version floor → validation → bucket → one read (key re-check, project
- * retention, error-pass markers when throttled) → one commit → identity-resolution task.
+ * retention, error-pass markers when throttled) → one commit (the landing events as one batch
+ * document, plus new error-pass markers) → identity-resolution task, which stores the events.
  * Nothing is written before the whole batch has been validated, and nothing at all on 4xx.
  */
 export async function ingestBatch(ctx: RequestContext): Promise<IngestResult> {
@@ -77,37 +79,24 @@ export async function ingestBatch(ctx: RequestContext): Promise<IngestResult> {
     throw rateLimitedError(decision, 'events');
   }
 
-  const expiresAt = timestampFromMillis(expiresAtMs(receivedAt, retentionDays(reads.project, deps.settings.telemetryRetentionDays)));
-  const sdkHeader = ctx.header('service-sdk-version')?.slice(0, 200) ?? null;
-  const write = scope.batch();
+  const landingFields: LandingFields = {
+    receivedAt,
+    env: auth.wireEnv,
+    appId: auth.appId,
+    platform: auth.platform,
+    sdk: batch.sdk,
+    sdkHeader: ctx.header('service-sdk-version')?.slice(0, 200) ?? null,
+    envelopeVersion: batch.envelopeVersion,
+    requestId: ctx.requestId,
+    expiresAt: timestampFromMillis(expiresAtMs(receivedAt, retentionDays(reads.project, deps.settings.telemetryRetentionDays))),
+  };
   const passed = new Set(passes);
-  for (const event of landing) {
-    const fields: IngestedEventFields = {
-      eventId: event.eventId,
-      eventIdSource: event.eventIdSource,
-      name: event.name,
-      timestamp: event.timestamp,
-      clientTimestamp: event.clientTimestamp,
-      receivedAt,
-      properties: event.properties,
-      level: event.level,
-      tags: event.tags,
-      categoryTags: event.categoryTags,
-      softDropped: event.softDropped,
-      fingerprint: event.fingerprint,
-      hints: event.hints,
-      throttlePass: passed.has(event),
-      env: auth.wireEnv,
-      appId: auth.appId,
-      platform: auth.platform,
-      sdk: batch.sdk,
-      sdkHeader,
-      envelopeVersion: batch.envelopeVersion,
-      requestId: ctx.requestId,
-      expiresAt,
-    };
-    putEvent(write, eventRef(scope, event.docId), fields);
-  }
+  const parts = packBatchEvents(landing.map((event) => batchedEvent(event, passed.has(event))));
+  const batchDocIds = parts.map((part) => batchDocId(part.events.map((event) => eventDocId(event.eventId))));
+  const write = scope.batch();
+  parts.forEach((part, i) => {
+    putBatch(write, batchRef(scope, batchDocIds[i]), { ...landingFields, codec: BATCH_CODEC, eventCount: part.events.length, events: part.payload });
+  });
   for (const event of passes) {
     const fingerprint = event.fingerprint as string;
     putErrorPass(write, errorPassRef(scope, fingerprint, minute), {
@@ -118,14 +107,13 @@ export async function ingestBatch(ctx: RequestContext): Promise<IngestResult> {
       expiresAt: timestampFromMillis(receivedAt + ERROR_PASS_MARKER_TTL_MS),
     });
   }
-  await scope.commit(write);
+  const [landed] = await scope.commit(write);
   for (const event of passes) memory.remember(scopeKey, event.fingerprint as string, minute);
 
-  // After the commit: a task must never run ahead of the events it resolves. If enqueueing
-  // fails the request fails, and the client's retry (same event ids) lands and enqueues again.
-  await deps.tasks.enqueue('identityResolution', identityResolutionPayload(auth.projectId, auth.env, landing), {
-    id: identityResolutionTaskId(auth.projectId, auth.env, landing),
-  });
+  // After the commit: a task must never run ahead of the batch it stores. If enqueueing fails
+  // the request fails, and the client's retry (same event ids) lands and enqueues again.
+  const task = identityResolutionTask(auth.projectId, auth.env, batchDocIds, landed.writeTime);
+  await deps.tasks.enqueue('identityResolution', task.payload, { id: task.id });
 
   const dropped = plan.dropped.length;
   if (dropped > 0) eventLogs.batchThrottled(ctx.requestId, auth.projectId, auth.env, landing.length, dropped, passes.length);
@@ -134,6 +122,11 @@ export async function ingestBatch(ctx: RequestContext): Promise<IngestResult> {
     env: auth.wireEnv,
     throttled: dropped > 0 ? throttledSummary(dropped, decision) : null,
   };
+}
+
+function batchedEvent(event: NormalisedEvent, throttlePass: boolean): BatchedEvent {
+  const { index: _index, docId: _docId, ...fields } = event;
+  return { ...fields, throttlePass };
 }
 
 function throttledSummary(dropped: number, decision: LimitDecision): IngestResult['throttled'] {

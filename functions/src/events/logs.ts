@@ -8,8 +8,11 @@ export const eventLogs = {
   resolutionPayloadInvalid(detail: string): void {
     logger.error('identity resolution task dropped: invalid payload', { detail });
   },
-  resolutionDone(projectId: string, env: string, events: number, attached: number, missing: number): void {
-    logger.info('identity resolution done', { projectId, env, events, attached, missing });
+  resolutionDone(projectId: string, env: string, events: number, attached: number, batchesAlreadyStored: number): void {
+    logger.info('identity resolution done', { projectId, env, events, attached, batchesAlreadyStored });
+  },
+  batchUnreadable(projectId: string, env: string, batchDocId: string, detail: string): void {
+    logger.error('identity resolution skipped an unreadable batch document', { projectId, env, batchDocId, detail });
   },
   resolutionUnresolved(projectId: string, env: string, events: number, reason: string): void {
     logger.warn('identity resolution left events without a customer', { projectId, env, events, reason });

@@ -6,13 +6,16 @@ import type { WireEnv } from '../store/env';
 /**
  * Stored telemetry, inside the key's partition (see EnvScope):
  *
- * - `events/{eventDocId(eventId)}`      StoredEvent. The id is derived from the event id, so a
- *   retried batch overwrites its own records instead of adding new ones.
+ * - `eventBatches/{batchDocId(…)}`      LandedBatch: a landed batch as one document, written by
+ *   the request path in its one commit, read and deleted by the identity-resolution task.
+ * - `events/{eventDocId(eventId)}`      StoredEvent, written by that task. The id is derived from
+ *   the event id, so a retried batch overwrites its own records instead of adding new ones.
  * - `errorPasses/{fingerprint}_{minute}` ErrorPassMarker: the error event of this fingerprint
  *   that passed the throttle in this minute (one per fingerprint per minute).
  *
  * Both carry `expiresAt`, the field of their Firestore TTL policies.
  */
+export const EVENT_BATCHES = 'eventBatches';
 export const EVENTS = 'events';
 export const ERROR_PASSES = 'errorPasses';
 
@@ -25,8 +28,8 @@ export interface IdentityHints {
   serviceCustomerId: string | null;
 }
 
-/** Fields written by the request path; a retry replaces exactly these. */
-export interface IngestedEventFields {
+/** Per-event fields, as validated (and, for a throttled batch, passed) by the request path. */
+export interface BatchedEvent {
   eventId: string;
   /** `client` when the SDK sent the id; `server` when the batch omitted it. */
   eventIdSource: 'client' | 'server';
@@ -35,7 +38,6 @@ export interface IngestedEventFields {
   timestamp: number;
   /** The client's timestamp as sent when it was clamped; otherwise null. */
   clientTimestamp: number | null;
-  receivedAt: number;
   /** `properties` as the JSON text the client sent (at most 8 KB), or null. */
   properties: string | null;
   level: EventLevel | null;
@@ -48,6 +50,11 @@ export interface IngestedEventFields {
   hints: IdentityHints;
   /** Whether this event landed through the per-fingerprint error pass of a throttled batch. */
   throttlePass: boolean;
+}
+
+/** Fields of the request an event arrived in, shared by every event of one landing. */
+export interface LandingFields {
+  receivedAt: number;
   env: WireEnv;
   appId: string;
   platform: Platform;
@@ -55,8 +62,12 @@ export interface IngestedEventFields {
   sdkHeader: string | null;
   envelopeVersion: number | null;
   requestId: string;
+  /** When the telemetry expires (the project's retention): the TTL field. */
   expiresAt: Timestamp;
 }
+
+/** Fields that come from the request (the event and its landing); a retry replaces exactly these. */
+export type IngestedEventFields = BatchedEvent & LandingFields;
 
 /** Written by the identity-resolution task only, never by the request path. */
 export interface ResolvedEventFields {
@@ -92,6 +103,19 @@ export const INGESTED_FIELDS: readonly (keyof IngestedEventFields)[] = [
   'expiresAt',
 ];
 
+/**
+ * A landed batch, waiting for the identity-resolution task to store its events one by one.
+ * The events travel as one gzip-compressed JSON array (see batchCodec.ts): one small write on
+ * the request path whatever the batch holds, and no index entry per event field.
+ */
+export interface LandedBatch extends LandingFields {
+  codec: typeof BATCH_CODEC;
+  eventCount: number;
+  events: Buffer;
+}
+
+export const BATCH_CODEC = 'gzip-json-1';
+
 export interface ErrorPassMarker {
   fingerprint: string;
   minute: number;
@@ -108,5 +132,15 @@ const sha256Hex = (text: string): string => createHash('sha256').update(text, 'u
  * document within a project and environment.
  */
 export const eventDocId = (eventId: string): string => `e_${sha256Hex(eventId).slice(0, 40)}`;
+
+/**
+ * Document id of a landed batch: a hash of its events' document ids, so a retried batch replaces
+ * its own pending document (until the task has stored its events).
+ */
+export function batchDocId(eventDocIds: readonly string[]): string {
+  return `b_${sha256Hex([...eventDocIds].sort().join('\n')).slice(0, 40)}`;
+}
+
+export const BATCH_DOC_ID_PATTERN = /^b_[0-9a-f]{40}$/;
 
 export const errorPassDocId = (fingerprint: string, minute: number): string => `${fingerprint}_${minute}`;

@@ -1,11 +1,23 @@
 import { Timestamp, type DocumentReference, type DocumentSnapshot, type WriteBatch } from 'firebase-admin/firestore';
 import { projectRef } from '../keys/paths';
 import type { EnvScope } from '../store/scope';
-import { ERROR_PASSES, errorPassDocId, EVENTS, INGESTED_FIELDS, type ErrorPassMarker, type IngestedEventFields } from './model';
+import {
+  ERROR_PASSES,
+  errorPassDocId,
+  EVENT_BATCHES,
+  EVENTS,
+  INGESTED_FIELDS,
+  type ErrorPassMarker,
+  type IngestedEventFields,
+  type LandedBatch,
+  type ResolvedEventFields,
+} from './model';
 
 /** Event storage inside the key's partition. Every read and write goes through the scope. */
 
 export const eventRef = (scope: EnvScope, docId: string): DocumentReference => scope.doc(EVENTS, docId);
+
+export const batchRef = (scope: EnvScope, docId: string): DocumentReference => scope.doc(EVENT_BATCHES, docId);
 
 export const errorPassRef = (scope: EnvScope, fingerprint: string, minute: number): DocumentReference =>
   scope.doc(ERROR_PASSES, errorPassDocId(fingerprint, minute));
@@ -25,21 +37,30 @@ export async function readIngestContext(scope: EnvScope, markers: DocumentRefere
   return { project, markersTaken: markerSnapshots.map((snapshot) => snapshot.exists) };
 }
 
-/**
- * Lands an event: a retry replaces exactly the fields the request path owns, so a
- * `serviceCustomerId` that identity resolution already attached survives it.
- */
-export function putEvent(batch: WriteBatch, ref: DocumentReference, fields: IngestedEventFields): void {
-  batch.set(ref, fields, { mergeFields: [...INGESTED_FIELDS] });
+/** Lands a batch; a retry of the same events replaces its pending document. */
+export function putBatch(batch: WriteBatch, ref: DocumentReference, landed: LandedBatch): void {
+  batch.set(ref, landed);
 }
 
 export function putErrorPass(batch: WriteBatch, ref: DocumentReference, marker: ErrorPassMarker): void {
   batch.set(ref, marker);
 }
 
-export const timestampFromMillis = (ms: number): Timestamp => Timestamp.fromMillis(ms);
-
-/** Identity resolution: attaches the resolved customer to a stored event. */
-export function attachCustomer(batch: WriteBatch, ref: DocumentReference, serviceCustomerId: string, resolvedAt: number): void {
-  batch.update(ref, { serviceCustomerId, resolvedAt });
+/**
+ * Stores one event of a landed batch. Writing the request's fields replaces exactly those, so a
+ * customer attached earlier survives a retry that this resolution could not attribute.
+ */
+export function putEvent(batch: WriteBatch, ref: DocumentReference, fields: IngestedEventFields, resolved: ResolvedEventFields | null): void {
+  if (resolved) batch.set(ref, { ...fields, ...resolved }, { mergeFields: [...INGESTED_FIELDS, 'serviceCustomerId', 'resolvedAt'] });
+  else batch.set(ref, fields, { mergeFields: [...INGESTED_FIELDS] });
 }
+
+/**
+ * Removes a batch whose events are stored, unless a retry replaced it since it was read (the
+ * commit then fails, and the task runs again on the newer content).
+ */
+export function deleteLandedBatch(batch: WriteBatch, snapshot: DocumentSnapshot): void {
+  batch.delete(snapshot.ref, snapshot.updateTime ? { lastUpdateTime: snapshot.updateTime } : { exists: true });
+}
+
+export const timestampFromMillis = (ms: number): Timestamp => Timestamp.fromMillis(ms);

@@ -1,4 +1,4 @@
-import type { DocumentReference } from 'firebase-admin/firestore';
+import type { DocumentSnapshot } from 'firebase-admin/firestore';
 import type { Deps } from '../app/deps';
 import type { Hint } from '../identity/link';
 import type { CustomerRecord } from '../identity/model';
@@ -6,17 +6,19 @@ import { linkHints } from '../identity/repository';
 import { EnvScope } from '../store/scope';
 import { KnownIdentities } from './knownIdentities';
 import { eventLogs } from './logs';
-import type { IdentityHints, StoredEvent } from './model';
-import { attachCustomer, eventRef } from './repository';
+import { decodeBatchEvents } from './batchCodec';
+import { BATCH_CODEC, eventDocId, type IdentityHints, type IngestedEventFields, type LandedBatch } from './model';
+import { batchRef, deleteLandedBatch, eventRef, putEvent } from './repository';
 import { parseIdentityResolutionPayload } from './resolutionTask';
 
 /**
- * The identity-resolution task (queue `identityResolution`): resolves the hints of the events
- * of one landed batch to a customer of the same project and environment, links hints that
- * co-occur through the identity repository's `linkHints` (identify's rules: unknown hints join
- * the known customer, a customer is created when none is known, and hints of two different
- * customers queue a conflict for review and are never merged), then attaches
- * `serviceCustomerId` to the stored events.
+ * The identity-resolution task (queue `identityResolution`): stores the events of one landing
+ * and attaches each to its customer. It reads the landing's pending batch documents, resolves the
+ * events' hints to a customer of the same project and environment, links hints that co-occur
+ * through the identity repository's `linkHints` (identify's rules: unknown hints join the known
+ * customer, a customer is created when none is known, and hints of two different customers queue
+ * a conflict for review and are never merged), then writes every event to `events/{eventDocId}`
+ * with its `serviceCustomerId` and removes the batch documents, in one commit.
  *
  * A `serviceCustomerId` hint is the SDK's claim of a customer it learned from identify. It counts
  * only when it names an active customer of this partition; the claim then takes part in linking
@@ -29,49 +31,66 @@ import { parseIdentityResolutionPayload } from './resolutionTask';
  * Events whose hints are all already linked to one active customer skip the transaction (see
  * KnownIdentities): the steady state of a known device costs reads only.
  *
- * Idempotent: a second run finds the links in place, gets the same customers back and writes
- * only events whose customer changed. Throwing (a store failure) makes the queue retry.
+ * Idempotent: event documents are keyed by event id, so storing a batch twice writes the same
+ * records; a batch already stored and removed is simply absent. A retry that replaced a batch
+ * while it was being stored makes the commit fail (the removal is conditional), and the queue
+ * runs the task again on the newer copy. Throwing (a store failure) makes the queue retry.
  */
 export async function resolveEventIdentities(payload: Record<string, unknown>, deps: Deps): Promise<void> {
   const task = parseIdentityResolutionPayload(payload);
   if (!task) {
-    eventLogs.resolutionPayloadInvalid('expected {projectId, env, eventDocIds}');
+    eventLogs.resolutionPayloadInvalid('expected {projectId, env, batchDocIds}');
     return;
   }
-  const scope = new EnvScope(deps.db, task.projectId, task.env);
-  const refs = task.eventDocIds.map((docId) => eventRef(scope, docId));
-  const snapshots = await scope.getAll(...refs);
-  const events = snapshots.flatMap((snapshot, i) => (snapshot.exists ? [{ ref: refs[i], event: snapshot.data() as StoredEvent }] : []));
-  const missing = refs.length - events.length;
+  await storeLandedBatches(new EnvScope(deps.db, task.projectId, task.env), task.batchDocIds, deps.clock.now());
+}
 
-  const groups = new Map<string, { hints: IdentityHints; events: { ref: DocumentReference; event: StoredEvent }[] }>();
-  for (const item of events) {
-    const key = hintsKey(item.event.hints);
-    const group = groups.get(key) ?? { hints: item.event.hints, events: [] };
-    group.events.push(item);
+/** Stores the events of the given pending batches (see resolveEventIdentities). */
+export async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: number): Promise<void> {
+  const snapshots = await scope.getAll(...batchDocIds.map((id) => batchRef(scope, id)));
+  const pending = snapshots.filter((snapshot) => snapshot.exists);
+  const events: IngestedEventFields[] = [];
+  const readable: DocumentSnapshot[] = [];
+  for (const snapshot of pending) {
+    const { codec, eventCount: _count, events: payload, ...landing } = snapshot.data() as LandedBatch;
+    try {
+      if (codec !== BATCH_CODEC) throw new Error(`unknown codec ${String(codec)}`);
+      for (const event of decodeBatchEvents(payload)) events.push({ ...event, ...landing });
+      readable.push(snapshot);
+    } catch (err) {
+      // Only a bug writes such a document: keep it for inspection (its TTL removes it).
+      eventLogs.batchUnreadable(scope.projectId, scope.env, snapshot.id, err instanceof Error ? err.message : String(err));
+    }
+  }
+  if (readable.length === 0) {
+    eventLogs.resolutionDone(scope.projectId, scope.env, 0, 0, batchDocIds.length - pending.length);
+    return;
+  }
+
+  const groups = new Map<string, { hints: IdentityHints; events: IngestedEventFields[] }>();
+  for (const fields of events) {
+    const key = hintsKey(fields.hints);
+    const group = groups.get(key) ?? { hints: fields.hints, events: [] };
+    group.events.push(fields);
     groups.set(key, group);
   }
 
   const known = await KnownIdentities.read(scope, [...groups.values()].map((g) => g.hints));
-  const now = deps.clock.now();
   const write = scope.batch();
   let attached = 0;
   let unresolved = 0;
   for (const group of groups.values()) {
-    const customerId = await resolveHints(scope, group.hints, known, now);
-    if (!customerId) {
-      unresolved += group.events.length;
-      continue;
-    }
-    for (const { ref, event } of group.events) {
-      if (event.serviceCustomerId === customerId) continue;
-      attachCustomer(write, ref, customerId, now);
-      attached += 1;
+    const serviceCustomerId = await resolveHints(scope, group.hints, known, now);
+    if (serviceCustomerId) attached += group.events.length;
+    else unresolved += group.events.length;
+    for (const fields of group.events) {
+      putEvent(write, eventRef(scope, eventDocId(fields.eventId)), fields, serviceCustomerId ? { serviceCustomerId, resolvedAt: now } : null);
     }
   }
-  if (attached > 0) await scope.commit(write);
-  if (unresolved > 0) eventLogs.resolutionUnresolved(task.projectId, task.env, unresolved, 'only a serviceCustomerId hint naming no active customer of this partition');
-  eventLogs.resolutionDone(task.projectId, task.env, events.length, attached, missing);
+  for (const snapshot of readable) deleteLandedBatch(write, snapshot);
+  await scope.commit(write);
+  if (unresolved > 0) eventLogs.resolutionUnresolved(scope.projectId, scope.env, unresolved, 'only a serviceCustomerId hint naming no active customer of this partition');
+  eventLogs.resolutionDone(scope.projectId, scope.env, events.length, attached, batchDocIds.length - pending.length);
 }
 
 async function resolveHints(scope: EnvScope, hints: IdentityHints, known: KnownIdentities, now: number): Promise<string | null> {

@@ -1,47 +1,41 @@
 import { createHash } from 'node:crypto';
+import type { Timestamp } from 'firebase-admin/firestore';
 import { isEnv, type Env } from '../store/env';
-import type { IdentityHints } from './model';
+import { BATCH_DOC_ID_PATTERN } from './model';
 
 /**
- * The identity-resolution task of one landed batch: which stored events to resolve. The handler
- * reads the events themselves (their stored hints are authoritative), so the payload stays small.
+ * The identity-resolution task of one landing: which pending batch documents to store. The
+ * handler reads the batches themselves, so the payload stays small.
  * (A type alias, not an interface, so that it is a queue payload record.)
  */
 export type IdentityResolutionPayload = {
   projectId: string;
   env: Env;
-  eventDocIds: string[];
+  batchDocIds: string[];
 };
 
-export interface LandedForResolution {
-  docId: string;
-  hints: IdentityHints;
-}
+/** Most batch documents one task takes (the retention sweep groups stale batches by this). */
+export const MAX_BATCHES_PER_TASK = 25;
 
 /**
- * Deterministic task id: the same events with the same hints give the same id, so a retried
- * batch enqueues nothing new (the queue de-duplicates), while an event re-sent with different
- * hints gets resolved again.
+ * The task of one landing. Its id hashes the batch documents and the time the landing was
+ * written: enqueueing the same landing twice is de-duplicated, while a retried batch that lands
+ * again (a new write of the same document) gets its own task, since the first task may already
+ * have stored and removed the earlier copy.
  */
-export function identityResolutionTaskId(projectId: string, env: Env, landed: LandedForResolution[]): string {
-  const hash = createHash('sha256').update(`${projectId}\n${env}`);
-  for (const event of [...landed].sort((a, b) => (a.docId < b.docId ? -1 : a.docId > b.docId ? 1 : 0))) {
-    const { developerUserId, anonymousId, serviceCustomerId } = event.hints;
-    hash.update(`\n${event.docId}\u0000${developerUserId ?? ''}\u0000${anonymousId ?? ''}\u0000${serviceCustomerId ?? ''}`);
-  }
-  return `idres_${hash.digest('hex')}`;
-}
-
-export function identityResolutionPayload(projectId: string, env: Env, landed: LandedForResolution[]): IdentityResolutionPayload {
-  return { projectId, env, eventDocIds: landed.map((event) => event.docId) };
+export function identityResolutionTask(projectId: string, env: Env, batchDocIds: string[], landedAt: Timestamp | string): { id: string; payload: IdentityResolutionPayload } {
+  const version = typeof landedAt === 'string' ? landedAt : `${landedAt.seconds}.${landedAt.nanoseconds}`;
+  const hash = createHash('sha256').update(`${projectId}\n${env}\n${version}`);
+  for (const id of [...batchDocIds].sort()) hash.update(`\n${id}`);
+  return { id: `idres_${hash.digest('hex')}`, payload: { projectId, env, batchDocIds } };
 }
 
 /** Narrows a task payload; null when it is not one (the task is then dropped, not retried). */
 export function parseIdentityResolutionPayload(payload: Record<string, unknown>): IdentityResolutionPayload | null {
-  const { projectId, env, eventDocIds } = payload;
+  const { projectId, env, batchDocIds } = payload;
   if (typeof projectId !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(projectId)) return null;
   if (!isEnv(env)) return null;
-  if (!Array.isArray(eventDocIds) || eventDocIds.length === 0 || eventDocIds.length > 500) return null;
-  if (!eventDocIds.every((id) => typeof id === 'string' && /^e_[0-9a-f]{40}$/.test(id))) return null;
-  return { projectId, env, eventDocIds: eventDocIds as string[] };
+  if (!Array.isArray(batchDocIds) || batchDocIds.length === 0 || batchDocIds.length > MAX_BATCHES_PER_TASK) return null;
+  if (!batchDocIds.every((id) => typeof id === 'string' && BATCH_DOC_ID_PATTERN.test(id))) return null;
+  return { projectId, env, batchDocIds: batchDocIds as string[] };
 }

@@ -2,6 +2,7 @@ import type { DocumentReference, Firestore, Query } from 'firebase-admin/firesto
 import type { Deps } from '../app/deps';
 import { appendAudit, auditRef } from '../audit/append';
 import { EVENTS } from '../events/model';
+import { erasePendingEvents } from '../events/pendingBatches';
 import { EnvScope } from '../store/scope';
 import { IDENTITY_CONFLICTS } from './conflictModel';
 import { erasureCompletedEventId, isErasurePayload, pendingErasureRef, erasureTaskId, type ErasurePayload } from './erasureModel';
@@ -54,6 +55,7 @@ export async function runErasure(deps: Deps, payload: ErasurePayload): Promise<E
     identities.docs.filter((d) => !RAIL_KINDS.has(d.get('kind') as IdentityKind)).map((d) => d.ref),
   );
 
+  deleted.pendingEvents = await erasePendingEvents(scope, { customerId: payload.customerId, developerIds, anonymousIds });
   const events = scope.collection(EVENTS);
   const eventQueries: Query[] = [events.where('serviceCustomerId', '==', payload.customerId)];
   for (const ids of chunks(developerIds, IN_LIMIT)) eventQueries.push(events.where('hints.developerUserId', 'in', ids));

@@ -1,20 +1,22 @@
 import type { Deps } from '../app/deps';
 import { sweepLostErasures, type ErasureSweepReport } from './erasureSweep';
+import { sweepStaleEventBatches, type EventBatchSweepReport } from './eventBatchSweep';
 import { retentionLogs } from './logs';
 
 /**
  * The scheduled retention worker: what Firestore TTL policies cannot do. TTL removes expired
  * audit entries, telemetry and idempotency records by their `expiresAt`; this worker finishes
- * erasures whose task was lost. Each job is idempotent, so overlapping or repeated runs are safe.
+ * erasures whose task was lost, and re-enqueues event batches whose identity-resolution task was. Each job is idempotent, so overlapping or repeated runs are safe.
  */
 export const RETENTION_SCHEDULE = 'every 60 minutes';
 
 export interface RetentionReport {
   erasures: ErasureSweepReport;
+  eventBatches: EventBatchSweepReport;
 }
 
 export async function runRetention(deps: Deps): Promise<RetentionReport> {
-  const report: RetentionReport = { erasures: await sweepLostErasures(deps) };
+  const report: RetentionReport = { erasures: await sweepLostErasures(deps), eventBatches: await sweepStaleEventBatches(deps) };
   retentionLogs.runCompleted({ ...report });
   return report;
 }

@@ -7,6 +7,7 @@ import type {
   QuerySnapshot,
   Transaction,
   WriteBatch,
+  WriteResult,
 } from 'firebase-admin/firestore';
 import type { Env } from './env';
 import { RoundTripCounter } from './roundTrips';
@@ -94,10 +95,10 @@ export class EnvScope {
     return this.db.batch();
   }
 
-  async commit(batch: WriteBatch): Promise<void> {
+  async commit(batch: WriteBatch): Promise<WriteResult[]> {
     await this.ensureKeyVerified();
     this.roundTrips.add();
-    await batch.commit();
+    return batch.commit();
   }
 
   /** Verifies the key gate now if no read has carried it yet. */

@@ -1,0 +1,142 @@
+/**
+ * Guarantees of the landing itself: the request path writes one batch document per batch (no
+ * per-event write), the identity-resolution task turns it into event documents and removes it,
+ * a retry while it waits replaces it, a copy replaced under a running task is never removed
+ * unstored, an erasure reaches events still waiting in a batch, and the retention worker
+ * re-enqueues batches whose task was lost.
+ */
+import { MINUTE } from '../../functions/src/clock';
+import { decodeBatchEvents } from '../../functions/src/events/batchCodec';
+import { batchDocId, eventDocId, type LandedBatch } from '../../functions/src/events/model';
+import { deleteLandedBatch } from '../../functions/src/events/repository';
+import { resolveEventIdentities } from '../../functions/src/events/resolution';
+import { STALE_BATCH_AFTER_MS } from '../../functions/src/retention/eventBatchSweep';
+import { runRetention } from '../../functions/src/retention/worker';
+import type { QueueName } from '../../functions/src/tasks/queue';
+import { createTestService, seedProject, type SeededProject, type TestService } from '../support/harness';
+import { event, events, postEvents, storedEvent } from './support';
+
+/** A service whose identity-resolution tasks wait until `release()`; other queues run as usual. */
+function serviceWithHeldResolution() {
+  const service = createTestService();
+  const held: { payload: Record<string, unknown>; id: string }[] = [];
+  const enqueue = service.tasks.enqueue.bind(service.tasks);
+  service.tasks.enqueue = async (queue: QueueName, payload, options) => {
+    if (queue !== 'identityResolution') return enqueue(queue, payload, options);
+    held.push({ payload, id: options.id });
+    return 'enqueued';
+  };
+  const release = async () => {
+    for (const task of held.splice(0)) await resolveEventIdentities(task.payload, service.deps);
+  };
+  return { service, held, release };
+}
+
+const batchesOf = (service: TestService, project: SeededProject) => service.deps.db.collection(`projects/${project.projectId}/envs/test/eventBatches`);
+const eventsOf = (service: TestService, project: SeededProject) => service.deps.db.collection(`projects/${project.projectId}/envs/test/events`);
+
+it('lands a 100-event batch as one document; its task stores the events and removes it', async () => {
+  const { service, held, release } = serviceWithHeldResolution();
+  const project = await seedProject(service);
+  const batch = events(100, 'one-doc', { properties: { screen: 'home' } });
+  const res = await postEvents(service, project, { events: batch });
+  expect(res.status).toBe(202);
+  expect(res.body.received).toBe(100);
+
+  const pending = await batchesOf(service, project).get();
+  expect(pending.size).toBe(1);
+  expect(pending.docs[0].id).toBe(batchDocId(batch.map((e) => eventDocId(e.eventId as string))));
+  const landed = pending.docs[0].data() as LandedBatch;
+  expect(landed).toMatchObject({ codec: 'gzip-json-1', eventCount: 100, env: 'sandbox', appId: project.ios.appId, platform: 'ios' });
+  expect(decodeBatchEvents(landed.events).map((e) => e.eventId)).toEqual(batch.map((e) => e.eventId));
+  expect((await eventsOf(service, project).get()).size).toBe(0);
+  expect(held).toHaveLength(1);
+
+  await release();
+  expect((await batchesOf(service, project).get()).size).toBe(0);
+  const stored = await eventsOf(service, project).get();
+  expect(stored.size).toBe(100);
+  expect(new Set(stored.docs.map((doc) => doc.get('serviceCustomerId'))).size).toBe(1);
+  expect(stored.docs[0].get('properties')).toBe('{"screen":"home"}');
+  expect(stored.docs[0].get('receivedAt')).toBe(landed.receivedAt);
+});
+
+it('a retry while the batch waits replaces its document; each event is stored once', async () => {
+  const { service, held, release } = serviceWithHeldResolution();
+  const project = await seedProject(service);
+  const batch = { events: events(5, 'retry-pending') };
+  for (let attempt = 0; attempt < 3; attempt += 1) expect((await postEvents(service, project, batch)).body.received).toBe(5);
+  expect((await batchesOf(service, project).get()).size).toBe(1);
+  expect(held).toHaveLength(3);
+  await release();
+  expect((await eventsOf(service, project).get()).size).toBe(5);
+  expect((await batchesOf(service, project).get()).size).toBe(0);
+});
+
+it('never removes a copy that a retry replaced after the task read it', async () => {
+  const { service, release } = serviceWithHeldResolution();
+  const project = await seedProject(service);
+  await postEvents(service, project, { events: events(2, 'replaced') });
+  const [pending] = (await batchesOf(service, project).get()).docs;
+  await postEvents(service, project, { events: events(2, 'replaced', { anonymousId: 'device-2' }) });
+
+  const stale = service.deps.db.batch();
+  deleteLandedBatch(stale, pending);
+  await expect(stale.commit()).rejects.toThrow();
+  expect((await pending.ref.get()).exists).toBe(true);
+
+  await release();
+  expect((await storedEvent(service, project.projectId, 'replaced-0'))?.hints.anonymousId).toBe('device-2');
+});
+
+it('an erasure removes the erased customer\'s events from batches still waiting for their task', async () => {
+  const { service, release } = serviceWithHeldResolution();
+  const project = await seedProject(service);
+  const identified = await service
+    .request()
+    .post('/v1/identify')
+    .set('Service-Api-Key', project.ios.test.secret)
+    .send({ userId: 'erase-pending', anonymousId: 'erase-pending-device' });
+  expect(identified.status).toBe(200);
+  const customerId = identified.body.serviceCustomerId as string;
+
+  await postEvents(service, project, { events: [event({ eventId: 'mine-only', developerUserId: 'erase-pending' })] });
+  await postEvents(service, project, {
+    events: [
+      event({ eventId: 'mixed-mine', anonymousId: 'erase-pending-device' }),
+      event({ eventId: 'mixed-claim', anonymousId: 'someone', serviceCustomerId: customerId }),
+      event({ eventId: 'mixed-other', anonymousId: 'someone-else' }),
+    ],
+  });
+  expect((await batchesOf(service, project).get()).size).toBe(2);
+
+  const forgot = await service.request().post('/v1/identity/forget').set('Service-Api-Key', project.ios.test.secret).send({ customerId });
+  expect(forgot.status).toBe(200);
+  await service.tasks.drain();
+  const left = await batchesOf(service, project).get();
+  expect(left.size).toBe(1);
+  expect(decodeBatchEvents((left.docs[0].data() as LandedBatch).events).map((e) => e.eventId)).toEqual(['mixed-other']);
+  expect(left.docs[0].get('eventCount')).toBe(1);
+
+  await release(); // the tasks of both landings run: one batch is gone, the other holds one event
+  expect((await eventsOf(service, project).get()).docs.map((doc) => doc.get('eventId'))).toEqual(['mixed-other']);
+});
+
+it('the retention worker re-enqueues a batch whose task was lost, once it is stale', async () => {
+  const { service, held, release } = serviceWithHeldResolution();
+  const project = await seedProject(service);
+  await postEvents(service, project, { events: events(3, 'lost-task') });
+  held.splice(0); // the task is lost
+
+  service.clock.advance(STALE_BATCH_AFTER_MS - MINUTE);
+  await runRetention(service.deps);
+  expect(held).toHaveLength(0); // too recent: its task may still be retrying
+
+  service.clock.advance(2 * MINUTE);
+  const report = await runRetention(service.deps);
+  expect(report.eventBatches.tasks).toBeGreaterThanOrEqual(1);
+  expect(held.some((task) => (task.payload.projectId as string) === project.projectId)).toBe(true);
+  await release();
+  expect((await eventsOf(service, project).get()).size).toBe(3);
+  expect((await batchesOf(service, project).get()).size).toBe(0);
+});
