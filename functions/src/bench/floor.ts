@@ -1,4 +1,6 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import type { Firestore } from 'firebase-admin/firestore';
 
 /** The floor: a bare Node HTTP server answering a fixed JSON body, measured in the same run. */
 export async function startFloorServer(): Promise<{ server: Server; url: string }> {
@@ -10,4 +12,22 @@ export async function startFloorServer(): Promise<{ server: Server; url: string 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   return { server, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };
+}
+
+/**
+ * The store floor of one events request, with no server: read two small documents (what the
+ * request's key re-check and project read fetch), then commit one document of the size a
+ * compressed 100-event batch takes. Driven like the events scenarios, it shows how much of their
+ * latency the emulator itself accounts for.
+ */
+export function eventsStoreFloor(db: Firestore): () => Promise<boolean> {
+  const root = `bench-store-floor/${randomUUID()}`;
+  const payload = randomBytes(6 * 1024);
+  let sequence = 0;
+  return async () => {
+    await db.getAll(db.doc(`${root}/reads/key`), db.doc(`${root}/reads/project`));
+    sequence += 1;
+    await db.doc(`${root}/writes/${sequence}`).set({ events: payload, receivedAt: Date.now() });
+    return true;
+  };
 }

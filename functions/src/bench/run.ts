@@ -1,9 +1,10 @@
 import { cpus, totalmem } from 'node:os';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { LOCAL_GCLOUD_PROJECT } from '../local/paths';
 import { startEmulator } from '../local/emulator';
 import { startFloorServer } from './floor';
 import { drive, roundTripsOf, type LoadResult } from './load';
+import { drivePaced, drivePacedOperation } from './paced';
 
 /**
  * `npm run bench`: starts the local stack (emulator + every endpoint group), then drives each
@@ -30,43 +31,65 @@ async function main(): Promise<void> {
     const { randomDemoSpec, seedDemo } = await import('../local/seed');
     const { SCENARIOS } = await import('./scenarios');
 
+    const { BACKGROUND_MAX_WAIT_MS, ForegroundActivity } = await import('../local/foreground');
+    const foreground = new ForegroundActivity();
     const serve = async (app: ReturnType<typeof createApiApp>): Promise<string> => {
-      const server = await new Promise<Server>((resolve) => {
-        const s = app.listen(0, '127.0.0.1', () => resolve(s));
-      });
+      const server = createServer(foreground.tracking(app));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       servers.push(server);
       const address = server.address();
       return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     };
-    const deps = createDeps();
+    const { InProcessTaskQueue } = await import('../tasks/inProcessQueue');
+    // As the local runner (`npm start`) serves: background tasks wait for a quiet moment.
+    const localQueue = () => new InProcessTaskQueue({ beforeAttempt: () => foreground.quiet(BACKGROUND_MAX_WAIT_MS) });
+    const deps = createDeps({ tasks: localQueue() });
     const baseUrl = await serve(createApiApp(ALL_ROUTES, deps));
     // A second instance whose limiter grants everything, for scenarios marked `unmetered`.
-    const unmeteredUrl = await serve(createApiApp(ALL_ROUTES, createDeps({ bucketStore: { lease: async (_id, _spec, want) => want } })));
+    const unmeteredDeps = createDeps({ tasks: localQueue(), bucketStore: { lease: async (_id, _spec, want) => want } });
+    const unmeteredUrl = await serve(createApiApp(ALL_ROUTES, unmeteredDeps));
+    const queues = [deps.tasks, unmeteredDeps.tasks].filter((queue) => queue instanceof InProcessTaskQueue);
+    /** Waits for the background work a scenario left queued (identity resolution, erasures): seconds taken. */
+    const settle = async (): Promise<number> => {
+      const started = Date.now();
+      await Promise.all(queues.map((queue) => queue.drain()));
+      return (Date.now() - started) / 1000;
+    };
     const floor = await startFloorServer();
     servers.push(floor.server);
 
     const rows: string[] = [];
-    const line = (name: string, r: LoadResult, trips: string) =>
-      `| ${name} | ${Math.round(r.requestsPerSec)} | ${r.p50} | ${r.p99} | ${r.total - r.non2xx}/${r.total} | ${trips} |`;
+    const line = (name: string, r: LoadResult, trips: string, backlogSeconds: number) =>
+      `| ${name} | ${Math.round(r.requestsPerSec)} | ${r.p50} | ${r.p99} | ${r.total - r.non2xx}/${r.total} | ${trips} | ${backlogSeconds.toFixed(1)} |`;
     const floorResult = await drive(floor.url, { method: 'GET', path: '/' }, 10, seconds);
-    rows.push(line('floor: bare node:http, fixed JSON', floorResult, '0'));
+    rows.push(line('floor: bare node:http, fixed JSON', floorResult, '0', 0));
     const only = process.env.BENCH_ONLY?.toLowerCase();
     for (const scenario of SCENARIOS.filter((s) => !only || s.name.toLowerCase().includes(only))) {
       // Each scenario gets its own project so that rate limits and data never interact.
       const project = await seedDemo(deps.db, randomDemoSpec(), deps.clock.now());
       const url = scenario.unmetered ? unmeteredUrl : baseUrl;
-      const request = await scenario.prepare({ deps, project, baseUrl: url });
+      if (scenario.storeOperation) {
+        const result = await drivePacedOperation(scenario.storeOperation({ deps, project, baseUrl: url }), { clients: 10, perClientPerSecond: 1, ...scenario.paced, seconds });
+        rows.push(line(scenario.name, result, '2 (no server)', await settle()));
+        process.stderr.write(`measured: ${scenario.name}\n`);
+        continue;
+      }
+      const request = await scenario.prepare!({ deps, project, baseUrl: url });
       await roundTripsOf(url, request); // warm the instance (key cache, connections)
       const probe = await roundTripsOf(url, request);
-      const result = await drive(url, request, scenario.connections ?? 10, seconds);
-      rows.push(line(scenario.name, result, probe.roundTrips === null ? '?' : `${probe.roundTrips} (status ${probe.status})`));
+      await settle(); // the warm-up's own background work is not the scenario's
+      const result = scenario.paced
+        ? await drivePaced(url, request, { ...scenario.paced, seconds })
+        : await drive(url, request, scenario.connections ?? 10, seconds);
+      const backlog = await settle();
+      rows.push(line(scenario.name, result, probe.roundTrips === null ? '?' : `${probe.roundTrips} (status ${probe.status})`, backlog));
       process.stderr.write(`measured: ${scenario.name}\n`);
     }
     const header = [
       `Tessera benchmark, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${seconds} s per scenario, local stack on the Firestore emulator`,
       '',
-      '| scenario | req/s | p50 ms | p99 ms | 2xx/total | store round trips (warm) |',
-      '|---|---|---|---|---|---|',
+      '| scenario | req/s | p50 ms | p99 ms | 2xx/total | store round trips (warm) | background work left after the load (s) |',
+      '|---|---|---|---|---|---|---|',
     ];
     report([...header, ...rows].join('\n'));
   } finally {

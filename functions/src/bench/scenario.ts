@@ -1,5 +1,6 @@
 import type { Deps } from '../app/deps';
 import type { DemoProject } from '../local/seed';
+import type { PacedOperation } from './paced';
 
 /** What a benchmark scenario may use to prepare its request (a seeded project, the store). */
 export interface BenchContext {
@@ -25,9 +26,17 @@ export interface BenchRequest {
  */
 export interface Scenario {
   name: string;
-  prepare(ctx: BenchContext): Promise<BenchRequest>;
+  /** The HTTP request the load repeats (prepared once, after seeding). */
+  prepare?(ctx: BenchContext): Promise<BenchRequest>;
+  /** Instead of a request: an operation on the store itself (a floor), with a `paced` load. */
+  storeOperation?(ctx: BenchContext): PacedOperation;
   /** Concurrent connections (default 10). */
   connections?: number;
+  /**
+   * An open load (see paced.ts): `clients` each sending `perClientPerSecond` requests on a fixed
+   * schedule. Default: autocannon's closed loop, as fast as the connections go (saturation).
+   */
+  paced?: { clients: number; perClientPerSecond: number; aligned?: boolean };
   /** What a successful response looks like (default: 2xx). */
   expectStatus?: number;
   note?: string;

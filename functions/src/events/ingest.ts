@@ -8,8 +8,8 @@ import type { LimitDecision } from '../ratelimit/limiter';
 import { eventLogs } from './logs';
 import { packBatchEvents } from './batchCodec';
 import { BATCH_CODEC, batchDocId, eventDocId, type BatchedEvent, type LandingFields } from './model';
-import { batchRef, errorPassRef, putBatch, putErrorPass, readIngestContext, timestampFromMillis } from './repository';
-import { identityResolutionTask } from './resolutionTask';
+import { batchWrite, errorPassRef, errorPassWrite, readIngestContext, timestampFromMillis } from './repository';
+import { identityResolutionTask, MAX_BATCHES_PER_TASK } from './resolutionTask';
 import { expiresAtMs, retentionDays } from './retention';
 import { sdkFloorViolation, sdkVersionUnsupported } from './sdkFloor';
 import { ErrorPassMemory, minuteOf, planThrottle } from './throttle';
@@ -93,27 +93,31 @@ export async function ingestBatch(ctx: RequestContext): Promise<IngestResult> {
   const passed = new Set(passes);
   const parts = packBatchEvents(landing.map((event) => batchedEvent(event, passed.has(event))));
   const batchDocIds = parts.map((part) => batchDocId(part.events.map((event) => eventDocId(event.eventId))));
-  const write = scope.batch();
-  parts.forEach((part, i) => {
-    putBatch(write, batchRef(scope, batchDocIds[i]), { ...landingFields, codec: BATCH_CODEC, eventCount: part.events.length, events: part.payload });
-  });
+  const writes = parts.map((part, i) =>
+    batchWrite(scope, batchDocIds[i], { ...landingFields, codec: BATCH_CODEC, eventCount: part.events.length, events: part.payload }),
+  );
   for (const event of passes) {
     const fingerprint = event.fingerprint as string;
-    putErrorPass(write, errorPassRef(scope, fingerprint, minute), {
-      fingerprint,
-      minute,
-      eventId: event.eventId,
-      passedAt: receivedAt,
-      expiresAt: timestampFromMillis(receivedAt + ERROR_PASS_MARKER_TTL_MS),
-    });
+    writes.push(
+      errorPassWrite(scope, {
+        fingerprint,
+        minute,
+        eventId: event.eventId,
+        passedAt: receivedAt,
+        expiresAt: timestampFromMillis(receivedAt + ERROR_PASS_MARKER_TTL_MS),
+      }),
+    );
   }
-  const [landed] = await scope.commit(write);
+  // One commit, shared with other requests of this partition landing at the same moment.
+  const landedAt = await scope.commitSets(writes);
   for (const event of passes) memory.remember(scopeKey, event.fingerprint as string, minute);
 
   // After the commit: a task must never run ahead of the batch it stores. If enqueueing fails
   // the request fails, and the client's retry (same event ids) lands and enqueues again.
-  const task = identityResolutionTask(auth.projectId, auth.env, batchDocIds, landed.writeTime);
-  await deps.tasks.enqueue('identityResolution', task.payload, { id: task.id });
+  for (let start = 0; start < batchDocIds.length; start += MAX_BATCHES_PER_TASK) {
+    const task = identityResolutionTask(auth.projectId, auth.env, batchDocIds.slice(start, start + MAX_BATCHES_PER_TASK), landedAt);
+    await deps.tasks.enqueue('identityResolution', task.payload, { id: task.id });
+  }
 
   const dropped = plan.dropped.length;
   if (dropped > 0) eventLogs.batchThrottled(ctx.requestId, auth.projectId, auth.env, landing.length, dropped, passes.length);

@@ -1,5 +1,6 @@
 import { Timestamp, type DocumentReference, type DocumentSnapshot, type WriteBatch } from 'firebase-admin/firestore';
 import { projectRef } from '../keys/paths';
+import type { SetWrite } from '../store/coalesced';
 import type { EnvScope } from '../store/scope';
 import {
   ERROR_PASSES,
@@ -37,21 +38,26 @@ export async function readIngestContext(scope: EnvScope, markers: DocumentRefere
   return { project, markersTaken: markerSnapshots.map((snapshot) => snapshot.exists) };
 }
 
-/** Lands a batch; a retry of the same events replaces its pending document. */
-export function putBatch(batch: WriteBatch, ref: DocumentReference, landed: LandedBatch): void {
-  batch.set(ref, landed);
-}
+/** A landed batch's document; a retry of the same events replaces it while it is pending. */
+export const batchWrite = (scope: EnvScope, docId: string, landed: LandedBatch): SetWrite => ({
+  ref: batchRef(scope, docId),
+  data: landed,
+  bytes: landed.events.length + 1024,
+});
 
-export function putErrorPass(batch: WriteBatch, ref: DocumentReference, marker: ErrorPassMarker): void {
-  batch.set(ref, marker);
-}
+export const errorPassWrite = (scope: EnvScope, marker: ErrorPassMarker): SetWrite => ({
+  ref: errorPassRef(scope, marker.fingerprint, marker.minute),
+  data: marker,
+  bytes: 256,
+});
 
 /**
- * Stores one event of a landed batch. Writing the request's fields replaces exactly those, so a
- * customer attached earlier survives a retry that this resolution could not attribute.
+ * Stores one event of a landed batch. An attributed event is written whole; one this resolution
+ * could not attribute replaces only the request's fields, so a customer attached by an earlier
+ * landing of the same event survives.
  */
 export function putEvent(batch: WriteBatch, ref: DocumentReference, fields: IngestedEventFields, resolved: ResolvedEventFields | null): void {
-  if (resolved) batch.set(ref, { ...fields, ...resolved }, { mergeFields: [...INGESTED_FIELDS, 'serviceCustomerId', 'resolvedAt'] });
+  if (resolved) batch.set(ref, { ...fields, ...resolved });
   else batch.set(ref, fields, { mergeFields: [...INGESTED_FIELDS] });
 }
 

@@ -76,6 +76,8 @@ export async function storeLandedBatches(scope: EnvScope, batchDocIds: string[],
   }
 
   const known = await KnownIdentities.read(scope, [...groups.values()].map((g) => g.hints));
+  // One commit: the events and the removal of their batches (MAX_BATCHES_PER_TASK keeps it
+  // within the 500 writes a commit takes).
   const write = scope.batch();
   let attached = 0;
   let unresolved = 0;

@@ -14,8 +14,12 @@ export type IdentityResolutionPayload = {
   batchDocIds: string[];
 };
 
-/** Most batch documents one task takes (the retention sweep groups stale batches by this). */
-export const MAX_BATCHES_PER_TASK = 25;
+/**
+ * Most batch documents one task takes: a batch holds at most 100 events, and the task stores
+ * them and removes the batches in one commit (at most 500 writes). A landing needs one (two for
+ * a nearly incompressible 1 MiB body); the retention sweep groups stale batches by this.
+ */
+export const MAX_BATCHES_PER_TASK = 4;
 
 /**
  * The task of one landing. Its id hashes the batch documents and the time the landing was

@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import { DEMO_SPEC, EXPORT_DIR, LOCAL_GCLOUD_PROJECT, RUNNING_FILE, STATE_DIR } from './paths';
 import { EmulatorMissingError, startEmulator, type RunningEmulator } from './emulator';
 
@@ -44,13 +44,14 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const { readDemoSpec, seedDemo } = await import('./seed');
   const { InProcessTaskQueue } = await import('../tasks/inProcessQueue');
 
-  const tasks = new InProcessTaskQueue();
+  const { BACKGROUND_MAX_WAIT_MS, ForegroundActivity } = await import('./foreground');
+
+  const foreground = new ForegroundActivity();
+  const tasks = new InProcessTaskQueue({ beforeAttempt: () => foreground.quiet(BACKGROUND_MAX_WAIT_MS) });
   const deps = createDeps({ tasks });
   const demo = await seedDemo(deps.db, readDemoSpec(DEMO_SPEC), deps.clock.now());
-  const app = createApiApp(ALL_ROUTES, deps);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(port, '127.0.0.1', () => resolve(s));
-  });
+  const server = createServer(foreground.tracking(createApiApp(ALL_ROUTES, deps)));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${port}`;
   writeFileSync(RUNNING_FILE, JSON.stringify({ baseUrl, firestoreEmulatorHost: emulator.host, gcloudProject: process.env.GCLOUD_PROJECT, pid: process.pid }, null, 2));
 

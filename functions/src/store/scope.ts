@@ -5,10 +5,12 @@ import type {
   Firestore,
   Query,
   QuerySnapshot,
+  Timestamp,
   Transaction,
   WriteBatch,
   WriteResult,
 } from 'firebase-admin/firestore';
+import { coalescedGetAll, groupCommit, type SetWrite } from './coalesced';
 import type { Env } from './env';
 import { RoundTripCounter } from './roundTrips';
 
@@ -58,7 +60,11 @@ export class EnvScope {
     return this.collection(collectionName).doc(id);
   }
 
-  /** Reads documents in one round trip, verifying the key gate in the same call when pending. */
+  /**
+   * Reads documents in one round trip, verifying the key gate in the same call when pending.
+   * Concurrent requests reading exactly the same documents share a read issued after each of
+   * them arrived (see coalescedGetAll), so a revoked key is still refused on the next request.
+   */
   async getAll(...refs: DocumentReference[]): Promise<DocumentSnapshot[]> {
     if (refs.length === 0) {
       await this.ensureKeyVerified();
@@ -66,8 +72,8 @@ export class EnvScope {
     }
     this.roundTrips.add();
     const gate = this.gate;
-    if (!gate) return this.db.getAll(...refs);
-    const [keySnapshot, ...rest] = await this.db.getAll(gate.ref, ...refs);
+    if (!gate) return coalescedGetAll(this.db, refs);
+    const [keySnapshot, ...rest] = await coalescedGetAll(this.db, [gate.ref, ...refs]);
     gate.accept(keySnapshot);
     this.gate = null;
     return rest;
@@ -99,6 +105,16 @@ export class EnvScope {
     await this.ensureKeyVerified();
     this.roundTrips.add();
     return batch.commit();
+  }
+
+  /**
+   * Commits plain sets of this partition, sharing the commit with other requests' sets that
+   * arrive meanwhile (see groupCommit). Resolves to the commit time.
+   */
+  async commitSets(writes: SetWrite[]): Promise<Timestamp> {
+    await this.ensureKeyVerified();
+    this.roundTrips.add();
+    return groupCommit(this.db, this.rootPath, writes);
   }
 
   /** Verifies the key gate now if no read has carried it yet. */

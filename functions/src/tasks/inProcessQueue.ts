@@ -8,7 +8,18 @@ export interface InProcessOptions {
   /** Backoff before attempt n (1-based). Tests pass 0 to retry at once. */
   backoffMs?: (attempt: number) => number;
   maxAttempts?: number;
+  /**
+   * Tasks of one queue running at once; the rest wait their turn in order (Cloud Tasks'
+   * maxConcurrentDispatches). Keeps a burst of background work from crowding out requests
+   * on the one local store.
+   */
+  maxConcurrent?: number;
+  /** Awaited before each attempt (the local runner waits for a quiet moment: local/foreground.ts). */
+  beforeAttempt?: () => Promise<void>;
 }
+
+/** Default of `maxConcurrent`: room for background work without starving the request path. */
+export const LOCAL_TASK_CONCURRENCY = 2;
 
 /**
  * Local stand-in for Cloud Tasks with the same semantics: de-duplication by task id (for the
@@ -21,11 +32,17 @@ export class InProcessTaskQueue implements TaskQueue {
   private runner: TaskRunner | null = null;
   private readonly backoffMs: (attempt: number) => number;
   private readonly maxAttempts: number;
+  private readonly maxConcurrent: number;
+  private readonly beforeAttempt: () => Promise<void>;
+  private readonly running = new Map<QueueName, number>();
+  private readonly waiting = new Map<QueueName, (() => void)[]>();
 
   constructor(options: InProcessOptions = {}) {
     this.backoffMs =
       options.backoffMs ?? ((attempt) => Math.min(RETRY_POLICY.maxBackoffSeconds, RETRY_POLICY.minBackoffSeconds * 2 ** (attempt - 2)) * 1000);
     this.maxAttempts = options.maxAttempts ?? RETRY_POLICY.maxAttempts;
+    this.maxConcurrent = options.maxConcurrent ?? LOCAL_TASK_CONCURRENCY;
+    this.beforeAttempt = options.beforeAttempt ?? (() => Promise.resolve());
   }
 
   /** Connects the handlers (done once the dependencies they need exist). */
@@ -51,15 +68,40 @@ export class InProcessTaskQueue implements TaskQueue {
     else await Promise.resolve(); // never run inside the enqueuing request's own tick
     for (let attempt = 1; attempt <= this.maxAttempts; attempt += 1) {
       if (attempt > 1) await sleep(this.backoffMs(attempt));
+      await this.beforeAttempt();
+      await this.takeSlot(queue);
       try {
         if (!this.runner) throw new Error('no task handlers attached');
         await this.runner(queue, payload);
         return;
       } catch (err) {
         logger.warn('task attempt failed', { queue, id: options.id, attempt, detail: err instanceof Error ? err.message : String(err) });
+      } finally {
+        this.freeSlot(queue);
       }
     }
     logger.error('task gave up after max attempts', { queue, id: options.id });
+  }
+
+  /** Waits for a free slot of the queue (FIFO); a backoff sleep holds none. */
+  private takeSlot(queue: QueueName): Promise<void> {
+    const running = this.running.get(queue) ?? 0;
+    if (running < this.maxConcurrent) {
+      this.running.set(queue, running + 1);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const waiting = this.waiting.get(queue) ?? [];
+      waiting.push(resolve);
+      this.waiting.set(queue, waiting);
+    });
+  }
+
+  /** Hands the slot to the next waiting task, or frees it. */
+  private freeSlot(queue: QueueName): void {
+    const next = this.waiting.get(queue)?.shift();
+    if (next) next();
+    else this.running.set(queue, (this.running.get(queue) ?? 1) - 1);
   }
 }
 

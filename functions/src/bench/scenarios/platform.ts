@@ -1,6 +1,6 @@
-import type { Scenario } from '../scenario';
+import type { BenchContext, Scenario } from '../scenario';
 
-const webKey = (ctx: Parameters<Scenario['prepare']>[0]) => ctx.project.apps.find((a) => a.platform === 'web')!.keys.test;
+const webKey = (ctx: BenchContext) => ctx.project.apps.find((a) => a.platform === 'web')!.keys.test;
 
 export const platformScenarios: Scenario[] = [
   { name: 'GET /v1/healthz', prepare: async () => ({ method: 'GET', path: '/v1/healthz' }) },

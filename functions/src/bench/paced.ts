@@ -1,0 +1,71 @@
+import type { LoadResult } from './load';
+import type { BenchRequest } from './scenario';
+
+export interface PacedLoad {
+  /** Independent clients, each with its own connection. */
+  clients: number;
+  /** Requests each client sends per second, on a fixed schedule. */
+  perClientPerSecond: number;
+  seconds: number;
+  /** Every client sends at the same instants (a burst of `clients` requests each interval). */
+  aligned?: boolean;
+}
+
+/** One request of a paced client: resolves to whether it succeeded. */
+export type PacedOperation = () => Promise<boolean>;
+
+/**
+ * An open load: each client sends on its own fixed schedule, the way SDKs flush their queues on
+ * a timer. The clients' schedules are evenly staggered, or `aligned` to the same instants (every
+ * client's batch arrives at once: all of them in flight together). Latency is measured from each
+ * request's scheduled time, so a request that had to wait for its client's previous one counts
+ * the wait (no coordinated omission).
+ */
+export async function drivePacedOperation(operation: PacedOperation, load: PacedLoad): Promise<LoadResult> {
+  const intervalMs = 1000 / load.perClientPerSecond;
+  const perClient = Math.max(1, Math.floor(load.seconds * load.perClientPerSecond));
+  const latencies: number[] = [];
+  let failed = 0;
+  let errors = 0;
+  const start = performance.now() + 50;
+
+  const client = async (index: number): Promise<void> => {
+    const phase = load.aligned ? 0 : (index * intervalMs) / load.clients;
+    for (let n = 0; n < perClient; n += 1) {
+      const scheduled = start + phase + n * intervalMs;
+      const wait = scheduled - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      try {
+        if (!(await operation())) failed += 1;
+      } catch {
+        errors += 1;
+      }
+      latencies.push(performance.now() - scheduled);
+    }
+  };
+  await Promise.all(Array.from({ length: load.clients }, (_, i) => client(i)));
+  const elapsedSeconds = (performance.now() - start) / 1000;
+
+  latencies.sort((a, b) => a - b);
+  const percentile = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]);
+  return {
+    requestsPerSec: latencies.length / elapsedSeconds,
+    p50: percentile(50),
+    p99: percentile(99),
+    non2xx: failed + errors,
+    errors,
+    total: latencies.length,
+  };
+}
+
+/** The paced load against one HTTP request shape. */
+export function drivePaced(baseUrl: string, request: BenchRequest, load: PacedLoad): Promise<LoadResult> {
+  const body = request.body !== undefined ? JSON.stringify(request.body) : undefined;
+  const headers = { ...(body !== undefined || request.nextBody ? { 'content-type': 'application/json' } : {}), ...request.headers };
+  return drivePacedOperation(async () => {
+    const text = request.nextBody ? request.nextBody() : body;
+    const response = await fetch(`${baseUrl}${request.path}`, { method: request.method, headers: { ...headers, ...(text !== undefined ? request.headersFor?.(text) : {}) }, body: text });
+    await response.arrayBuffer();
+    return response.status >= 200 && response.status <= 299;
+  }, load);
+}

@@ -1,0 +1,214 @@
+/**
+ * Guarantees of shared store calls (store/rounds.ts, store/coalesced.ts) and of local background
+ * work: a caller is always served by a round that started after it arrived (fresh reads, its own
+ * writes in exactly one commit), concurrent callers share rounds, partitions never share a
+ * commit, a failed round fails only its own callers; the in-process queue bounds concurrency and
+ * waits for a quiet moment when asked to.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Timestamp, type Firestore } from 'firebase-admin/firestore';
+import { BACKGROUND_MAX_WAIT_MS, ForegroundActivity } from '../../functions/src/local/foreground';
+import { coalescedGetAll, groupCommit } from '../../functions/src/store/coalesced';
+import { Rounds } from '../../functions/src/store/rounds';
+import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
+import { createTestService } from '../support/harness';
+
+const deferred = <T>() => {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+};
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('Rounds', () => {
+  it('serves callers that arrive during a round together in the next one, each by a round started after it arrived', async () => {
+    const log: { started: number; items: number[] }[] = [];
+    let clock = 0;
+    const gates: ReturnType<typeof deferred<void>>[] = [];
+    const rounds = new Rounds<number, string>(async (items) => {
+      const gate = deferred<void>();
+      gates.push(gate);
+      log.push({ started: clock, items });
+      await gate.promise;
+      return items.map((item) => `r${log.length}:${item}`);
+    });
+    const arrivals = new Map<number, number>();
+    const submit = (item: number) => {
+      arrivals.set(item, clock);
+      return rounds.submit('k', item);
+    };
+
+    const first = submit(1);
+    clock = 1;
+    const rest = [submit(2), submit(3), submit(4)];
+    await tick();
+    expect(log).toEqual([{ started: 0, items: [1] }]);
+    gates[0].resolve();
+    clock = 2;
+    await expect(first).resolves.toBe('r1:1');
+    await tick();
+    expect(log[1]).toEqual({ started: 2, items: [2, 3, 4] });
+    gates[1].resolve();
+    await expect(Promise.all(rest)).resolves.toEqual(['r2:2', 'r2:3', 'r2:4']);
+    for (const item of [2, 3, 4]) expect(log[1].started).toBeGreaterThan(arrivals.get(item)!);
+  });
+
+  it('takes only what fits in a round; the rest follows in the next', async () => {
+    const sizes: number[] = [];
+    const rounds = new Rounds<number, number>(
+      async (items) => {
+        sizes.push(items.length);
+        return items;
+      },
+      (items) => Math.min(2, items.length),
+    );
+    const results = await Promise.all([1, 2, 3, 4, 5].map((n) => rounds.submit('k', n)));
+    expect(results).toEqual([1, 2, 3, 4, 5]);
+    expect(sizes).toEqual([1, 2, 2]);
+  });
+
+  it('a failed round fails its own callers only; keys run independently', async () => {
+    let calls = 0;
+    const rounds = new Rounds<string, string>(async (items) => {
+      calls += 1;
+      if (items.includes('bad')) throw new Error('round failed');
+      return items;
+    });
+    const bad = rounds.submit('a', 'bad');
+    const other = rounds.submit('b', 'fine'); // another key: its own round at once
+    const next = rounds.submit('a', 'later');
+    await expect(bad).rejects.toThrow('round failed');
+    await expect(other).resolves.toBe('fine');
+    await expect(next).resolves.toBe('later');
+    expect(calls).toBe(3);
+  });
+});
+
+describe('shared store calls (emulator)', () => {
+  const service = createTestService();
+  const db: Firestore = service.deps.db;
+  const root = `coalescing-test/${Date.now()}`;
+
+  it('concurrent identical reads share rounds, and a read requested after a write sees it', async () => {
+    const key = db.doc(`${root}/reads/key`);
+    const project = db.doc(`${root}/reads/project`);
+    await key.set({ status: 'active' });
+    const spy = jest.spyOn(db, 'getAll');
+    try {
+      const first = coalescedGetAll(db, [key, project]);
+      const others = Array.from({ length: 9 }, () => coalescedGetAll(db, [key, project]));
+      await Promise.all([first, ...others]);
+      expect(spy.mock.calls.length).toBeLessThanOrEqual(2);
+
+      // A round in flight when the key is revoked cannot answer a request that arrives afterwards.
+      const inFlight = coalescedGetAll(db, [key, project]);
+      await key.set({ status: 'revoked' });
+      const after = await coalescedGetAll(db, [key, project]);
+      expect(after[0].get('status')).toBe('revoked');
+      await inFlight;
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('group commit: one partition shares a commit, another never joins it; each caller learns the commit time', async () => {
+    const batches = jest.spyOn(db, 'batch');
+    try {
+      const write = (partition: string, id: string) => ({ ref: db.doc(`${root}/${partition}/${id}`), data: { id }, bytes: 100 });
+      const a = [groupCommit(db, `${root}/a`, [write('a', '1')]), ...['2', '3', '4'].map((id) => groupCommit(db, `${root}/a`, [write('a', id)]))];
+      const b = groupCommit(db, `${root}/b`, [write('b', '1')]);
+      const times = await Promise.all(a);
+      const timeB = await b;
+      expect(batches.mock.calls.length).toBe(3); // a: first alone, then the other three; b: its own
+      expect(times[1].isEqual(times[2]) && times[2].isEqual(times[3])).toBe(true);
+      expect(times[0]).toBeInstanceOf(Timestamp);
+      expect(timeB.isEqual(times[1])).toBe(false);
+      const stored = await db.collection(`${root}/a`).get();
+      expect(stored.docs.map((doc) => doc.id).sort()).toEqual(['1', '2', '3', '4']);
+    } finally {
+      batches.mockRestore();
+    }
+  });
+
+  it('a rejected group commit rejects every request in it, and nothing of it lands', async () => {
+    const bad = { ref: db.doc(`${root}/bad/x`), data: { value: () => 1 }, bytes: 10 }; // not a Firestore value
+    const good = { ref: db.doc(`${root}/bad/y`), data: { value: 1 }, bytes: 10 };
+    const first = groupCommit(db, `${root}/bad`, [good]);
+    const shared = [groupCommit(db, `${root}/bad`, [bad]), groupCommit(db, `${root}/bad`, [{ ...good, ref: db.doc(`${root}/bad/z`) }])];
+    await first;
+    const outcomes = await Promise.allSettled(shared);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect((await db.doc(`${root}/bad/z`).get()).exists).toBe(false);
+  });
+});
+
+describe('in-process task queue', () => {
+  it('runs at most maxConcurrent tasks of a queue at once, in order, and drains them all', async () => {
+    const queue = new InProcessTaskQueue({ maxConcurrent: 2, backoffMs: () => 0 });
+    let running = 0;
+    let peak = 0;
+    const order: number[] = [];
+    queue.attach(async (_queue, payload) => {
+      running += 1;
+      peak = Math.max(peak, running);
+      order.push(payload.n as number);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running -= 1;
+    });
+    for (let n = 0; n < 6; n += 1) await queue.enqueue('identityResolution', { n }, { id: `t${n}` });
+    await queue.drain();
+    expect(peak).toBe(2);
+    expect(order).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('awaits beforeAttempt before each attempt, holding no slot meanwhile', async () => {
+    const quiet = deferred<void>();
+    const queue = new InProcessTaskQueue({ maxConcurrent: 1, backoffMs: () => 0, beforeAttempt: () => quiet.promise });
+    const ran: string[] = [];
+    queue.attach(async (_queue, payload) => {
+      ran.push(payload.id as string);
+    });
+    await queue.enqueue('erasure', { id: 'a' }, { id: 'a' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(ran).toEqual([]);
+    quiet.resolve();
+    await queue.drain();
+    expect(ran).toEqual(['a']);
+  });
+});
+
+describe('ForegroundActivity', () => {
+  let server: Server;
+  let url: string;
+  const foreground = new ForegroundActivity();
+  const release = deferred<void>();
+
+  beforeAll(async () => {
+    server = createServer(
+      foreground.tracking((_req, res) => {
+        void release.promise.then(() => res.end('ok'));
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it('is quiet at once when idle, waits for requests in flight, and never longer than its limit', async () => {
+    await expect(foreground.quiet(10_000)).resolves.toBeUndefined();
+    const request = fetch(url);
+    await new Promise((resolve) => setTimeout(resolve, 30)); // the request is in flight
+    let quiet = false;
+    const waiting = foreground.quiet(10_000).then(() => (quiet = true));
+    const started = Date.now();
+    await foreground.quiet(50); // bounded wait
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+    expect(quiet).toBe(false);
+    release.resolve();
+    await (await request).text();
+    await waiting;
+    expect(quiet).toBe(true);
+    expect(BACKGROUND_MAX_WAIT_MS).toBeGreaterThan(0);
+  });
+});
