@@ -65,7 +65,9 @@ async function main(): Promise<void> {
     rows.push(line('floor: bare node:http, fixed JSON', floorResult, '0', 0));
     const only = process.env.BENCH_ONLY?.toLowerCase();
     for (const scenario of SCENARIOS.filter((s) => !only || s.name.toLowerCase().includes(only))) {
-      // Each scenario gets its own project so that rate limits and data never interact.
+      // Each scenario starts from an empty store (what earlier scenarios wrote would slow the
+      // emulator) and gets its own project, so rate limits and data never interact.
+      await emulator.clear(process.env.GCLOUD_PROJECT!);
       const project = await seedDemo(deps.db, randomDemoSpec(), deps.clock.now());
       const url = scenario.unmetered ? unmeteredUrl : baseUrl;
       if (scenario.storeOperation) {

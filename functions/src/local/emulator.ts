@@ -62,6 +62,8 @@ export interface RunningEmulator {
   /** True when this process started it (and so must stop it). */
   owned: boolean;
   exportTo(directory: string, projectId: string): Promise<void>;
+  /** Deletes every document of the project's database (the emulator's reset endpoint). */
+  clear(projectId: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -114,6 +116,10 @@ function handle(host: string, child: ChildProcess | null): RunningEmulator {
       // Replace the previous state only once the new export is complete.
       rmSync(directory, { recursive: true, force: true });
       renameSync(staging, directory);
+    },
+    async clear(projectId) {
+      const response = await fetch(`http://${host}/emulator/v1/projects/${projectId}/databases/(default)/documents`, { method: 'DELETE' });
+      if (!response.ok) throw new Error(`emulator reset failed: ${response.status} ${await response.text()}`);
     },
     async stop() {
       if (!child || child.exitCode !== null) return;
