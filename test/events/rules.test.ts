@@ -292,7 +292,9 @@ describe('batch codec', () => {
   });
 
   it('refuses a payload that is not a compressed JSON array', () => {
-    expect(() => decodeBatchEvents(Buffer.from('not gzip'))).toThrow();
+    expect(() => decodeBatchEvents(Buffer.from('not gzip'))).toThrow('batch payload is not gzip-compressed JSON');
+    // The message is logged: it never quotes the payload, as a JSON parser's message would.
+    expect(() => decodeBatchEvents(gzipSync('{"hint": "user-secret-id"'))).toThrow(/^batch payload is not gzip-compressed JSON$/);
     expect(() => decodeBatchEvents(gzipSync('{"events":[]}'))).toThrow(/not an array/);
   });
 });

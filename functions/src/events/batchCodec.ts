@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { BatchedEvent } from './model';
+import { BATCH_CODEC, type BatchedEvent, type LandedBatch } from './model';
 
 /**
  * The events of a landed batch travel as one gzip-compressed JSON array (`gzip-json-1`).
@@ -16,11 +16,25 @@ export const BATCH_PAYLOAD_LIMIT_BYTES = 900 * 1024;
 
 export const encodeBatchEvents = (events: readonly BatchedEvent[]): Buffer => gzipSync(JSON.stringify(events), { level: 1 });
 
-/** Throws when the payload is not a gzip-compressed JSON array (a stored batch from a bug). */
+/**
+ * Throws when the payload is not a gzip-compressed JSON array (a stored batch from a bug). The
+ * error never quotes the payload (a parser's message would), so it is safe to log.
+ */
 export function decodeBatchEvents(payload: Uint8Array): BatchedEvent[] {
-  const events: unknown = JSON.parse(gunzipSync(payload).toString('utf8'));
+  let events: unknown;
+  try {
+    events = JSON.parse(gunzipSync(payload).toString('utf8'));
+  } catch {
+    throw new Error('batch payload is not gzip-compressed JSON');
+  }
   if (!Array.isArray(events)) throw new Error('batch payload is not an array');
   return events as BatchedEvent[];
+}
+
+/** The events of a stored batch document; throws (a loggable message) when it cannot be read. */
+export function decodeLandedBatch(batch: LandedBatch): BatchedEvent[] {
+  if (batch.codec !== BATCH_CODEC) throw new Error('unknown batch codec');
+  return decodeBatchEvents(batch.events);
 }
 
 export interface PackedBatch {

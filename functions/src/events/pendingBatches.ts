@@ -1,6 +1,7 @@
 import type { EnvScope } from '../store/scope';
-import { decodeBatchEvents, encodeBatchEvents } from './batchCodec';
-import { BATCH_CODEC, EVENT_BATCHES, type BatchedEvent, type LandedBatch } from './model';
+import { decodeLandedBatch, encodeBatchEvents } from './batchCodec';
+import { eventLogs } from './logs';
+import { EVENT_BATCHES, type BatchedEvent, type LandedBatch } from './model';
 
 /** Whose events an erasure removes: any of these identifiers, or the customer itself. */
 export interface ErasedIdentities {
@@ -33,9 +34,8 @@ export async function erasePendingEvents(scope: EnvScope, erased: ErasedIdentiti
     const write = scope.batch();
     let writes = 0;
     for (const snapshot of page.docs) {
-      const batch = snapshot.data() as LandedBatch;
-      if (batch.codec !== BATCH_CODEC) continue; // unreadable: the task logs it, TTL removes it
-      const events = decodeBatchEvents(batch.events);
+      const events = readableEvents(scope, snapshot.id, snapshot.data() as LandedBatch);
+      if (!events) continue; // nothing of it can be read or stored; its TTL removes it
       const kept = events.filter((event) => !belongs(event));
       if (kept.length === events.length) continue;
       removed += events.length - kept.length;
@@ -47,5 +47,14 @@ export async function erasePendingEvents(scope: EnvScope, erased: ErasedIdentiti
     if (writes > 0) await scope.commit(write);
     if (page.size < PAGE_SIZE) return removed;
     query = query.startAfter(page.docs[page.docs.length - 1]);
+  }
+}
+
+function readableEvents(scope: EnvScope, batchDocId: string, batch: LandedBatch): BatchedEvent[] | null {
+  try {
+    return decodeLandedBatch(batch);
+  } catch (err) {
+    eventLogs.batchUnreadable(scope.projectId, scope.env, batchDocId, (err as Error).message);
+    return null;
   }
 }

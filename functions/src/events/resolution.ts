@@ -6,8 +6,8 @@ import { linkHints } from '../identity/repository';
 import { EnvScope } from '../store/scope';
 import { KnownIdentities } from './knownIdentities';
 import { eventLogs } from './logs';
-import { decodeBatchEvents } from './batchCodec';
-import { BATCH_CODEC, eventDocId, type IdentityHints, type IngestedEventFields, type LandedBatch } from './model';
+import { decodeLandedBatch } from './batchCodec';
+import { eventDocId, type IdentityHints, type IngestedEventFields, type LandedBatch } from './model';
 import { batchRef, deleteLandedBatch, eventRef, putEvent } from './repository';
 import { parseIdentityResolutionPayload } from './resolutionTask';
 
@@ -52,14 +52,14 @@ export async function storeLandedBatches(scope: EnvScope, batchDocIds: string[],
   const events: IngestedEventFields[] = [];
   const readable: DocumentSnapshot[] = [];
   for (const snapshot of pending) {
-    const { codec, eventCount: _count, events: payload, ...landing } = snapshot.data() as LandedBatch;
+    const batch = snapshot.data() as LandedBatch;
+    const { codec: _codec, eventCount: _count, events: _payload, ...landing } = batch;
     try {
-      if (codec !== BATCH_CODEC) throw new Error(`unknown codec ${String(codec)}`);
-      for (const event of decodeBatchEvents(payload)) events.push({ ...event, ...landing });
+      for (const event of decodeLandedBatch(batch)) events.push({ ...event, ...landing });
       readable.push(snapshot);
     } catch (err) {
       // Only a bug writes such a document: keep it for inspection (its TTL removes it).
-      eventLogs.batchUnreadable(scope.projectId, scope.env, snapshot.id, err instanceof Error ? err.message : String(err));
+      eventLogs.batchUnreadable(scope.projectId, scope.env, snapshot.id, (err as Error).message);
     }
   }
   if (readable.length === 0) {

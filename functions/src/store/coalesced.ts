@@ -15,7 +15,7 @@ export function coalescedGetAll(db: Firestore, refs: DocumentReference[]): Promi
   if (!rounds) {
     rounds = new Rounds(async (items) => {
       const snapshots = await db.getAll(...items[0]); // every item of a round names the same documents
-      return items.map(() => snapshots);
+      return items.map(() => [...snapshots]); // each caller its own array: one may reorder it
     });
     reads.set(db, rounds);
   }
