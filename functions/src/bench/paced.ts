@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { LoadResult } from './load';
 import type { BenchRequest } from './scenario';
 
@@ -58,8 +60,26 @@ export async function drivePacedOperation(operation: PacedOperation, load: Paced
   };
 }
 
-/** The paced load against one HTTP request shape. */
+/**
+ * The paced load against one HTTP request shape, from its own thread, so that the clients' work
+ * (building, sending and reading requests) does not share the server's event loop. A request
+ * whose bodies or headers are computed per request (functions, which a thread cannot receive)
+ * is driven from this thread.
+ */
 export function drivePaced(baseUrl: string, request: BenchRequest, load: PacedLoad): Promise<LoadResult> {
+  if (request.nextBody || request.headersFor) return drivePacedInThread(baseUrl, request, load);
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(join(__dirname, 'pacedWorker.js'), { workerData: { baseUrl, request, load } });
+    worker.once('message', (message: { result?: LoadResult; error?: string }) => {
+      if (message.result) resolve(message.result);
+      else reject(new Error(message.error));
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
+
+export function drivePacedInThread(baseUrl: string, request: BenchRequest, load: PacedLoad): Promise<LoadResult> {
   const body = request.body !== undefined ? JSON.stringify(request.body) : undefined;
   const headers = { ...(body !== undefined || request.nextBody ? { 'content-type': 'application/json' } : {}), ...request.headers };
   return drivePacedOperation(async () => {
