@@ -46,7 +46,7 @@ export async function resolveEventIdentities(payload: Record<string, unknown>, d
 }
 
 /** Stores the events of the given pending batches (see resolveEventIdentities). */
-export async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: number): Promise<void> {
+async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: number): Promise<void> {
   const snapshots = await scope.getAll(...batchDocIds.map((id) => batchRef(scope, id)));
   const pending = snapshots.filter((snapshot) => snapshot.exists);
   const events: IngestedEventFields[] = [];
