@@ -18,7 +18,7 @@ import { event, events, postEvents, storedEvent } from './support';
 
 /** A service whose identity-resolution tasks wait until `release()`; other queues run as usual. */
 function serviceWithHeldResolution() {
-  const service = createTestService();
+  const service = createTestService({ settings: { exposeRoundTrips: true } });
   const held: { payload: Record<string, unknown>; id: string }[] = [];
   const enqueue = service.tasks.enqueue.bind(service.tasks);
   service.tasks.enqueue = async (queue: QueueName, payload, options) => {
@@ -62,6 +62,22 @@ it('lands a 100-event batch as one document; its task stores the events and remo
   expect(new Set(stored.docs.map((doc) => doc.get('serviceCustomerId'))).size).toBe(1);
   expect(stored.docs[0].get('properties')).toBe('{"screen":"home"}');
   expect(stored.docs[0].get('receivedAt')).toBe(landed.receivedAt);
+});
+
+it('a warm 100-event batch costs one read and one commit, whatever its size', async () => {
+  const { service, release } = serviceWithHeldResolution();
+  const project = await seedProject(service);
+  await postEvents(service, project, { events: events(1, 'warm-up') }); // key cached, bucket leased
+  const commits = jest.spyOn(service.deps.db, 'batch');
+  try {
+    const res = await postEvents(service, project, { events: events(100, 'two-trips', { properties: { screen: 'home' } }) });
+    expect(res.status).toBe(202);
+    expect(res.headers['x-tessera-round-trips']).toBe('2');
+    expect(commits).toHaveBeenCalledTimes(1);
+  } finally {
+    commits.mockRestore();
+  }
+  await release();
 });
 
 it('a retry while the batch waits replaces its document; each event is stored once', async () => {
