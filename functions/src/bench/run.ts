@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     const { randomDemoSpec, seedDemo } = await import('../local/seed');
     const { SCENARIOS } = await import('./scenarios');
 
-    const { BACKGROUND_MAX_WAIT_MS, ForegroundActivity } = await import('../local/foreground');
+    const { ForegroundActivity, localTaskQueue } = await import('../local/foreground');
     const foreground = new ForegroundActivity();
     const serve = async (app: ReturnType<typeof createApiApp>): Promise<string> => {
       const server = createServer(foreground.tracking(app));
@@ -40,15 +40,13 @@ async function main(): Promise<void> {
       const address = server.address();
       return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     };
-    const { InProcessTaskQueue } = await import('../tasks/inProcessQueue');
     // As the local runner (`npm start`) serves: background tasks wait for a quiet moment.
-    const localQueue = () => new InProcessTaskQueue({ beforeAttempt: () => foreground.quiet(BACKGROUND_MAX_WAIT_MS) });
-    const deps = createDeps({ tasks: localQueue() });
+    const queues = [localTaskQueue(foreground), localTaskQueue(foreground)];
+    const deps = createDeps({ tasks: queues[0] });
     const baseUrl = await serve(createApiApp(ALL_ROUTES, deps));
     // A second instance whose limiter grants everything, for scenarios marked `unmetered`.
-    const unmeteredDeps = createDeps({ tasks: localQueue(), bucketStore: { lease: async (_id, _spec, want) => want } });
+    const unmeteredDeps = createDeps({ tasks: queues[1], bucketStore: { lease: async (_id, _spec, want) => want } });
     const unmeteredUrl = await serve(createApiApp(ALL_ROUTES, unmeteredDeps));
-    const queues = [deps.tasks, unmeteredDeps.tasks].filter((queue) => queue instanceof InProcessTaskQueue);
     /** Waits for the background work a scenario left queued (identity resolution, erasures): seconds taken. */
     const settle = async (): Promise<number> => {
       const started = Date.now();
@@ -93,7 +91,8 @@ async function main(): Promise<void> {
       '| scenario | req/s | p50 ms | p99 ms | 2xx/total | store round trips (warm) | background work left after the load (s) |',
       '|---|---|---|---|---|---|---|',
     ];
-    report([...header, ...rows].join('\n'));
+    const notes = SCENARIOS.filter((s) => s.note && (!only || s.name.toLowerCase().includes(only))).map((s) => `- ${s.name}: ${s.note}`);
+    report([...header, ...rows, ...(notes.length > 0 ? ['', 'Notes:', ...notes] : [])].join('\n'));
   } finally {
     for (const s of servers) s.close();
     await emulator.stop();

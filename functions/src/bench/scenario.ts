@@ -37,8 +37,7 @@ export interface Scenario {
    * schedule. Default: autocannon's closed loop, as fast as the connections go (saturation).
    */
   paced?: { clients: number; perClientPerSecond: number; aligned?: boolean };
-  /** What a successful response looks like (default: 2xx). */
-  expectStatus?: number;
+  /** Printed under the table: what the figure covers. */
   note?: string;
   /**
    * Serve this scenario from an instance whose rate limiter never throttles, to measure the

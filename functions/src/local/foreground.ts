@@ -1,4 +1,5 @@
 import type { RequestListener } from 'node:http';
+import { InProcessTaskQueue } from '../tasks/inProcessQueue';
 
 /**
  * Requests in flight on the local process. Deployed, background tasks run on their own
@@ -39,3 +40,7 @@ export class ForegroundActivity {
 
 /** Longest a local background task waits for the requests in flight to finish. */
 export const BACKGROUND_MAX_WAIT_MS = 250;
+
+/** The in-process queue of the local stack (`npm start`, the bench): each task first waits for a quiet moment. */
+export const localTaskQueue = (foreground: ForegroundActivity): InProcessTaskQueue =>
+  new InProcessTaskQueue({ beforeAttempt: () => foreground.quiet(BACKGROUND_MAX_WAIT_MS) });

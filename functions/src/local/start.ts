@@ -42,12 +42,11 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const { ALL_ROUTES } = await import('../app/groups');
   const { createApiApp } = await import('../http/pipeline');
   const { readDemoSpec, seedDemo } = await import('./seed');
-  const { InProcessTaskQueue } = await import('../tasks/inProcessQueue');
 
-  const { BACKGROUND_MAX_WAIT_MS, ForegroundActivity } = await import('./foreground');
+  const { ForegroundActivity, localTaskQueue } = await import('./foreground');
 
   const foreground = new ForegroundActivity();
-  const tasks = new InProcessTaskQueue({ beforeAttempt: () => foreground.quiet(BACKGROUND_MAX_WAIT_MS) });
+  const tasks = localTaskQueue(foreground);
   const deps = createDeps({ tasks });
   const demo = await seedDemo(deps.db, readDemoSpec(DEMO_SPEC), deps.clock.now());
   const server = createServer(foreground.tracking(createApiApp(ALL_ROUTES, deps)));

@@ -8,7 +8,6 @@ import type {
   Timestamp,
   Transaction,
   WriteBatch,
-  WriteResult,
 } from 'firebase-admin/firestore';
 import { coalescedGetAll, groupCommit, type SetWrite } from './coalesced';
 import type { Env } from './env';
@@ -101,10 +100,10 @@ export class EnvScope {
     return this.db.batch();
   }
 
-  async commit(batch: WriteBatch): Promise<WriteResult[]> {
+  async commit(batch: WriteBatch): Promise<void> {
     await this.ensureKeyVerified();
     this.roundTrips.add();
-    return batch.commit();
+    await batch.commit();
   }
 
   /**
