@@ -89,36 +89,3 @@ describe('identifiers', () => {
     expect(parseConflictId('cfl_prod_x_proj')).toBeNull();
   });
 });
-
-describe('KeyedMutex', () => {
-  it('serialises holders of a shared key and lets disjoint keys run together', async () => {
-    const { KeyedMutex } = await import('../../functions/src/identity/keyedMutex');
-    const mutex = new KeyedMutex();
-    const events: string[] = [];
-    let releaseFirst!: () => void;
-    const first = mutex.run(['a', 'b'], async () => {
-      events.push('first:start');
-      await new Promise<void>((resolve) => (releaseFirst = resolve));
-      events.push('first:end');
-    });
-    const second = mutex.run(['b'], async () => {
-      events.push('second');
-    });
-    const disjoint = mutex.run(['c'], async () => {
-      events.push('disjoint');
-    });
-    await disjoint;
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(events).toEqual(['first:start', 'disjoint']);
-    releaseFirst();
-    await Promise.all([first, second]);
-    expect(events).toEqual(['first:start', 'disjoint', 'first:end', 'second']);
-  });
-
-  it('releases the keys when the work throws', async () => {
-    const { KeyedMutex } = await import('../../functions/src/identity/keyedMutex');
-    const mutex = new KeyedMutex();
-    await expect(mutex.run(['k'], async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    await expect(mutex.run(['k'], async () => 'next')).resolves.toBe('next');
-  });
-});

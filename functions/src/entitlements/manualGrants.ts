@@ -5,18 +5,20 @@ import { customerRef } from '../identity/repository';
 import { randomToken } from '../keys/format';
 import type { Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
+import { inCustomerTurn } from '../store/writeQueue';
 import { catalogEntitlementRef, registerMissingKeys } from './catalog';
 import { requireKnownCustomer } from './customerIds';
 import { grantEnd, laterEnd, type GrantDuration } from './durations';
 import type { GrantRecord } from './model';
-import { getAllInTx, grantRef, projectionRef, readCustomerGrants, writeProjection } from './projection';
+import { getAllInTx, grantRef, projectionRef, readCustomerGrantsGuarded, writeProjection } from './projection';
 import { isActiveAt } from './publicShape';
 
 /**
  * Manual grants and revokes from the server API. Each runs in one transaction that reads the
  * customer, the projection and the customer's grants, writes the grant, the rewritten
  * projection and one audit entry, so the three can never disagree. Reading the projection in
- * every such transaction also serialises concurrent changes of one customer.
+ * every such transaction also serialises concurrent changes of one customer; on one instance
+ * they take turns before the transaction (store/writeQueue.ts) instead of racing into it.
  */
 
 /** Who asked: kept on the audit entry (the operator surface). */
@@ -73,14 +75,14 @@ export function activeManualGrants(grants: readonly GrantRecord[], key: string, 
  */
 export async function grantManually(scope: EnvScope, command: GrantCommand, actor: Actor, now: number): Promise<MutationOutcome> {
   const { customerId, entitlementKey } = command;
-  return scope.runTransaction(async (tx) => {
+  return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
     const [customer, , catalogEntry] = await getAllInTx(tx, scope, [
       customerRef(scope, customerId),
       projectionRef(scope, customerId),
       catalogEntitlementRef(scope, entitlementKey),
     ]);
     requireKnownCustomer(customer, customerId);
-    const grants = await readCustomerGrants(tx, scope, customerId);
+    const grants = await readCustomerGrantsGuarded(scope, customerId);
     const requestedEnd = grantEnd(command.duration, now);
     const current = latestEnding(activeManualGrants(grants, entitlementKey, now));
 
@@ -118,7 +120,7 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
       },
     });
     return { grant, audit };
-  });
+  }));
 }
 
 /**
@@ -128,10 +130,10 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
  */
 export async function revokeManually(scope: EnvScope, command: RevokeCommand, actor: Actor, now: number): Promise<MutationOutcome> {
   const { customerId, entitlementKey } = command;
-  return scope.runTransaction(async (tx) => {
+  return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
     const [customer] = await getAllInTx(tx, scope, [customerRef(scope, customerId), projectionRef(scope, customerId)]);
     requireKnownCustomer(customer, customerId);
-    const grants = await readCustomerGrants(tx, scope, customerId);
+    const grants = await readCustomerGrantsGuarded(scope, customerId);
     const active = activeManualGrants(grants, entitlementKey, now);
     if (active.length === 0) throw notRevocable(grants, entitlementKey);
 
@@ -150,7 +152,7 @@ export async function revokeManually(scope: EnvScope, command: RevokeCommand, ac
       details: { entitlementKey, grantIds: revoked.map((g) => g.grantId) },
     });
     return { grant, audit };
-  });
+  }));
 }
 
 /** Why there is nothing to revoke, as the `400 invalid_param_value` the client sees. */

@@ -63,6 +63,20 @@ export async function readCustomerGrants(tx: Transaction, scope: EnvScope, custo
 }
 
 /**
+ * Every grant of one customer, read beside a transaction that has ALREADY read the customer's
+ * projection. Every grant change rewrites the projection in its own transaction, so that read
+ * guards this list: a change committed before it is in the list, and a change that would
+ * commit after it must wait for this transaction (pessimistic locks) or makes its commit fail
+ * and retry (optimistic). Unlike a query inside the transaction it takes no range lock over
+ * the grants collection, which the emulator shares between customers (8 parallel migration
+ * rows of different customers took 2–7 s each on it instead of 60 ms).
+ */
+export async function readCustomerGrantsGuarded(scope: EnvScope, customerId: string): Promise<GrantRecord[]> {
+  const snapshot = await scope.query(scope.collection(GRANTS).where('customerId', '==', customerId));
+  return snapshot.docs.map((doc) => doc.data() as GrantRecord);
+}
+
+/**
  * Rewrites `projections/{customerId}` from the customer's complete grant list (pass the list as
  * it will be after this transaction's grant writes).
  */

@@ -1,3 +1,5 @@
+import { CONTENTION_RETRY_AFTER_SECONDS, isStoreContention } from '../store/contention';
+
 /**
  * The closed set of API errors. Every error a client can see is one of these codes; its
  * type and HTTP status are decided here, once. The envelope is built in `toErrorBody`.
@@ -72,11 +74,25 @@ export interface ErrorBody {
   error: { type: ErrorType; code: ErrorCode; message: string; request_id: string } & Record<string, unknown>;
 }
 
-/** Any thrown value becomes an ApiError; unknown failures are `500 internal_error` with no detail. */
+/**
+ * Any thrown value becomes an ApiError: the store refusing work under contention (after the
+ * transaction's retries) is `429 rate_limited` with `Retry-After`, never a 500 — the request
+ * was fine and nothing was written; other unknown failures are `500 internal_error` with no detail.
+ */
 export function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (isStoreContention(err)) return storeBusy(err);
   return new ApiError('internal_error', 'An internal error occurred. Retry later or contact support with the request id.', {
     internal: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+  });
+}
+
+/** `429 rate_limited` for work the store refused under contention (see store/contention.ts). */
+function storeBusy(err: unknown): ApiError {
+  return new ApiError('rate_limited', 'Too many concurrent changes to the same records; retry after the Retry-After interval.', {
+    internal: `store contention: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`,
+    // Nothing to sample away: the client should only wait, so the sample-rate hint is 1.
+    headers: { 'Retry-After': String(CONTENTION_RETRY_AFTER_SECONDS), 'X-Service-Sample-Rate': '1' },
   });
 }
 

@@ -7,6 +7,7 @@ import { projectionRef, writeProjection } from '../entitlements/projection';
 import { randomToken } from '../keys/format';
 import type { Env } from '../store/env';
 import { EnvScope } from '../store/scope';
+import { inCustomerTurn } from '../store/writeQueue';
 import { conflictRef, IDENTITY_CONFLICTS, parseConflictId, type ConflictRecord } from './conflictModel';
 import { identityDocId, IDENTITY_INDEX, type CustomerRecord } from './model';
 import { customerRef } from './refs';
@@ -54,6 +55,13 @@ export async function keepSeparate(db: Firestore, id: string, now: number): Prom
  */
 export async function mergeConflict(db: Firestore, id: string, now: number): Promise<MergeReport> {
   const scope = scopeOf(db, id);
+  // Every customer of the conflict takes its turn with their other writers on this instance
+  // (store/writeQueue.ts); the transaction below re-reads the conflict and decides.
+  const named = openConflict(await scope.get(conflictRef(scope, id)), id);
+  return inCustomerTurn(scope, [named.canonicalCustomerId, ...named.otherCustomerIds], () => mergeInTransaction(scope, id, now));
+}
+
+function mergeInTransaction(scope: EnvScope, id: string, now: number): Promise<MergeReport> {
   return runIdentityTransaction(scope, async (tx) => {
     const conflict = openConflict(await tx.get(conflictRef(scope, id)), id);
     const canonicalId = conflict.canonicalCustomerId;

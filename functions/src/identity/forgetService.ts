@@ -2,6 +2,7 @@ import { appendAudit } from '../audit/append';
 import { ApiError } from '../http/errors';
 import type { RequestContext } from '../http/route';
 import type { EnvScope } from '../store/scope';
+import { inCustomerTurn } from '../store/writeQueue';
 import { erasureRequestedEventId, erasureTaskId, pendingErasureRef, type ErasurePayload, type PendingErasure } from './erasureModel';
 import { requireVerified } from './identifyService';
 import { identityLogs } from './logs';
@@ -88,7 +89,8 @@ export async function markForErasure(
   now: number,
   requestId: string | null,
 ): Promise<{ customerId: string; requestedAt: number; erased: boolean } | null> {
-  return scope.runTransaction(async (tx) => {
+  // In turn with the customer's other writers on this instance (store/writeQueue.ts).
+  return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
     let id = customerId;
     scope.roundTrips.add();
     let snapshot = await tx.get(customerRef(scope, id));
@@ -128,5 +130,5 @@ export async function markForErasure(
       details: { authority, ...(requestId ? { requestId } : {}) },
     });
     return { customerId: id, requestedAt: now, erased: false };
-  });
+  }));
 }

@@ -1,11 +1,11 @@
 import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
+import { writeKeys, writeQueue } from '../store/writeQueue';
 import { conflictId, conflictRef, type ConflictRecord } from './conflictModel';
 import { identityDocId, newCustomerId, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from './model';
 import { customerRef, identityRef } from './refs';
 import { mergeTraits, traitsEqual, type Traits } from './traits';
 import { runIdentityTransaction } from './transactions';
-import { KeyedMutex } from './keyedMutex';
 import { admitCall, VELOCITY_LIMIT, VELOCITY_WINDOW_MS, VelocityExceeded } from './velocity';
 
 export type Assurance = IdentityIndexEntry['assurance'];
@@ -54,8 +54,9 @@ const ASSURANCE_RANK: Record<Assurance, number> = { self_asserted: 0, rail: 1, v
 export async function linkIdentities(scope: EnvScope, request: LinkRequest): Promise<LinkResult> {
   const hints = uniqueHints(request.hints);
   if (hints.length === 0) return { customerId: null, mergePending: false, created: false, conflictId: null };
-  const keys = hints.map((hint) => `${scope.rootPath}/${identityDocId(hint.kind, hint.id)}`);
-  return instanceLocks.run(keys, () => linkTransactionally(scope, hints, request));
+  // Calls on this instance that share an identifier take turns (store/writeQueue.ts).
+  const keys = hints.map((hint) => writeKeys.identity(scope, identityDocId(hint.kind, hint.id)));
+  return writeQueue.run(keys, () => linkTransactionally(scope, hints, request));
 }
 
 /**
@@ -70,9 +71,6 @@ export async function linkAcrossInstances(scope: EnvScope, request: LinkRequest)
 
 const linkTransactionally = (scope: EnvScope, hints: Hint[], request: LinkRequest): Promise<LinkResult> =>
   runIdentityTransaction(scope, (tx) => linkInTransaction(tx, scope, hints, request));
-
-/** Calls on this instance that share an identifier take turns (see KeyedMutex). */
-const instanceLocks = new KeyedMutex();
 
 async function linkInTransaction(tx: Transaction, scope: EnvScope, hints: Hint[], request: LinkRequest): Promise<LinkResult> {
   const { now } = request;

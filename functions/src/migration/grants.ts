@@ -2,9 +2,10 @@ import { appendAudit, newServerEventId } from '../audit/append';
 import { catalogEntitlementRef, registerMissingKeys } from '../entitlements/catalog';
 import { newManualGrant, replaceGrants } from '../entitlements/manualGrants';
 import type { GrantRecord } from '../entitlements/model';
-import { getAllInTx, grantRef, projectionRef, readCustomerGrants, writeProjection } from '../entitlements/projection';
+import { getAllInTx, grantRef, projectionRef, readCustomerGrantsGuarded, writeProjection } from '../entitlements/projection';
 import { customerRef } from '../identity/repository';
 import type { EnvScope } from '../store/scope';
+import { inCustomerTurn } from '../store/writeQueue';
 import { decideGate, type GateOutcome } from './gate';
 import type { StripeCustomerView } from './stripeSubscriptions';
 
@@ -40,7 +41,7 @@ export async function applyRowEntitlements(
   now: number,
 ): Promise<RowEntitlementResult> {
   const { customerId, keys } = input;
-  return scope.runTransaction(async (tx) => {
+  return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
     const snapshots = await getAllInTx(tx, scope, [
       customerRef(scope, customerId),
       projectionRef(scope, customerId),
@@ -50,7 +51,7 @@ export async function applyRowEntitlements(
     if (!snapshots[0].exists) throw new Error(`migrated customer ${customerId} vanished before its entitlements were applied`);
     const migrated = snapshots.slice(2, 2 + keys.length);
     const catalogEntries = snapshots.slice(2 + keys.length);
-    const grants = await readCustomerGrants(tx, scope, customerId);
+    const grants = await readCustomerGrantsGuarded(scope, customerId);
 
     const outcomes: RowEntitlementResult['outcomes'] = [];
     const created: GrantRecord[] = [];
@@ -88,7 +89,7 @@ export async function applyRowEntitlements(
     const registeredKeys = registerMissingKeys(tx, scope, catalogEntries, 'migration', now);
     if (created.length > 0) writeProjection(tx, scope, customerId, replaceGrants(grants, created), now);
     return { outcomes, registeredKeys };
-  });
+  }));
 }
 
 /** Registers asserted keys of a row whose entitlements are not applied (a conflicting row). */

@@ -5,9 +5,9 @@ import { entitlementKeysForProduct, type CatalogRail } from '../entitlements/cat
 import { GRANTS, type GrantRecord, type ProjectionDoc } from '../entitlements/model';
 import { getAllInTx, grantRef, projectEntitlements, projectionRef, readCustomerGrants, writeProjection } from '../entitlements/projection';
 import { customerRef } from '../identity/repository';
-import { KeyedMutex } from '../identity/keyedMutex';
 import type { CustomerRecord } from '../identity/model';
 import type { EnvScope } from '../store/scope';
+import { writeKeys, writeQueue } from '../store/writeQueue';
 import { ACCESS_STATES, SUBSCRIPTIONS, subscriptionDocId, type SubscriptionRecord, type SubscriptionSnapshot } from './model';
 
 /**
@@ -69,19 +69,18 @@ export const subscriptionRef = (scope: EnvScope, rail: CatalogRail, subscription
 export const railGrantId = (rail: CatalogRail, subscriptionId: string, key: string): string => `${rail}:${subscriptionId}:${key}`;
 
 /**
- * Decisions about one subscription or customer that reach the same instance queue here rather
- * than race into the same transaction (each racer would take read locks on the record and the
- * projection, then all would wait upgrading them). Across instances the transaction decides.
+ * Decisions about one event, subscription or customer take turns on the instance with every
+ * other writer of that customer (store/writeQueue.ts) rather than race into the same
+ * transaction (each racer would take read locks on the record and the projection, then all
+ * would wait upgrading them). Across instances the transaction decides. The provider's state
+ * is read by the caller before this point: no key is held across an outbound call.
  */
-const decisions = new KeyedMutex();
-
 export async function decideRailEvent(input: RailDecisionInput): Promise<RailDecision> {
   const { scope } = input;
-  const root = `${scope.projectId}/${scope.env}`;
-  const keys = [`${root}/event/${input.eventId}`];
-  if (input.subscriptionId) keys.push(`${root}/subscription/${input.rail}:${input.subscriptionId}`);
-  if (input.customerId) keys.push(`${root}/customer/${input.customerId}`);
-  return decisions.run(keys, async () => decideInTransaction(input, input.customerId ? await preReadGrants(scope, input.customerId) : null));
+  const keys = [writeKeys.event(scope, input.eventId)];
+  if (input.subscriptionId) keys.push(writeKeys.subscription(scope, subscriptionDocId(input.rail, input.subscriptionId)));
+  if (input.customerId) keys.push(writeKeys.customer(scope, input.customerId));
+  return writeQueue.run(keys, async () => decideInTransaction(input, input.customerId ? await preReadGrants(scope, input.customerId) : null));
 }
 
 /**

@@ -1,0 +1,29 @@
+import { QueueFullError } from './keyedQueue';
+
+/**
+ * Whether an error is the store refusing work because of contention, after every retry of the
+ * transaction: the caller should come back shortly (`429 rate_limited` with `Retry-After`),
+ * nothing about its request was wrong and nothing was written.
+ *
+ * - ABORTED (10): a transaction that lost a lock or timed out waiting for one
+ *   (`Transaction lock timeout` on the emulator);
+ * - RESOURCE_EXHAUSTED (8): too much contention on a document or a quota hit;
+ * - INVALID_ARGUMENT (3) `Transaction is invalid or closed`: the emulator ended the transaction
+ *   (chosen as a deadlock victim, or expired while it waited);
+ * - the per-instance write queue of one key is full (`QueueFullError`).
+ */
+export const ABORTED = 10;
+export const RESOURCE_EXHAUSTED = 8;
+const INVALID_ARGUMENT = 3;
+export const CLOSED_TRANSACTION = /Transaction is invalid or closed/;
+
+export function isStoreContention(err: unknown): boolean {
+  if (err instanceof QueueFullError) return true;
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (code === ABORTED || code === RESOURCE_EXHAUSTED) return true;
+  return code === INVALID_ARGUMENT && typeof message === 'string' && CLOSED_TRANSACTION.test(message);
+}
+
+/** Seconds a client is told to wait before retrying work the store refused (a few lock waits). */
+export const CONTENTION_RETRY_AFTER_SECONDS = 1;
