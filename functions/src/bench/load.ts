@@ -12,17 +12,18 @@ export interface LoadResult {
 
 /** Drives one request shape with autocannon for a fixed duration. */
 export async function drive(baseUrl: string, request: BenchRequest, connections: number, seconds: number): Promise<LoadResult> {
+  const perRequest = request.nextBody !== undefined || request.nextRequest !== undefined;
   const result = await autocannon({
     url: `${baseUrl}${request.path}`,
     method: request.method,
     headers: { ...(hasBody(request) ? { 'content-type': 'application/json' } : {}), ...request.headers },
-    body: request.body !== undefined && !request.nextBody ? JSON.stringify(request.body) : undefined,
-    requests: request.nextBody
+    body: request.body !== undefined && !perRequest ? JSON.stringify(request.body) : undefined,
+    requests: perRequest
       ? [
           {
             setupRequest: (req) => {
-              const body = request.nextBody!();
-              return { ...req, body, headers: { ...req.headers, ...request.headersFor?.(body) } };
+              const next = nextOf(request);
+              return { ...req, ...next, headers: { ...req.headers, ...request.headersFor?.(next.body) } };
             },
           },
         ]
@@ -32,7 +33,7 @@ export async function drive(baseUrl: string, request: BenchRequest, connections:
     // The load runs on its own thread, so the client's work (building and parsing requests)
     // does not share the server's event loop. Per-request bodies need a function, which a
     // worker cannot receive: those scenarios drive from the main thread.
-    workers: request.nextBody ? undefined : 1,
+    workers: perRequest ? undefined : 1,
   });
   return {
     requestsPerSec: result.requests.average,
@@ -46,8 +47,8 @@ export async function drive(baseUrl: string, request: BenchRequest, connections:
 
 /** Sends the request once and reads the store round trips the server reports for it. */
 export async function roundTripsOf(baseUrl: string, request: BenchRequest): Promise<{ status: number; roundTrips: number | null }> {
-  const body = request.nextBody ? request.nextBody() : request.body !== undefined ? JSON.stringify(request.body) : undefined;
-  const response = await fetch(`${baseUrl}${request.path}`, {
+  const { path, body } = request.nextBody || request.nextRequest ? nextOf(request) : { path: request.path, body: request.body !== undefined ? JSON.stringify(request.body) : undefined };
+  const response = await fetch(`${baseUrl}${path}`, {
     method: request.method,
     headers: { ...(hasBody(request) ? { 'content-type': 'application/json' } : {}), ...request.headers, ...(body !== undefined ? request.headersFor?.(body) : {}) },
     body,
@@ -58,5 +59,11 @@ export async function roundTripsOf(baseUrl: string, request: BenchRequest): Prom
 }
 
 function hasBody(request: BenchRequest): boolean {
-  return request.body !== undefined || request.nextBody !== undefined;
+  return request.body !== undefined || request.nextBody !== undefined || request.nextRequest !== undefined;
+}
+
+/** The path and body of the next request of a load whose requests differ. */
+function nextOf(request: BenchRequest): { path: string; body: string } {
+  if (request.nextRequest) return request.nextRequest();
+  return { path: request.path, body: request.nextBody!() };
 }

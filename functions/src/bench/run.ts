@@ -5,6 +5,7 @@ import { startEmulator } from '../local/emulator';
 import { startFloorServer } from './floor';
 import { drive, roundTripsOf, type LoadResult } from './load';
 import { drivePaced, drivePacedOperation } from './paced';
+import { resetStore } from './reset';
 
 /**
  * `npm run bench`: starts the local stack (emulator + every endpoint group), then drives each
@@ -65,7 +66,11 @@ async function main(): Promise<void> {
     for (const scenario of SCENARIOS.filter((s) => !only || s.name.toLowerCase().includes(only))) {
       // Each scenario starts from an empty store (what earlier scenarios wrote would slow the
       // emulator) and gets its own project, so rate limits and data never interact.
-      await emulator.clear(process.env.GCLOUD_PROJECT!);
+      await resetStore({
+        clear: () => emulator.clear(process.env.GCLOUD_PROJECT!),
+        drain: settle,
+        onRetry: (retry, err) => process.stderr.write(`store reset before ${scenario.name}: retry ${retry} after ${err.message}\n`),
+      });
       const project = await seedDemo(deps.db, randomDemoSpec(), deps.clock.now());
       const url = scenario.unmetered ? unmeteredUrl : baseUrl;
       if (scenario.storeOperation) {

@@ -16,6 +16,8 @@ export interface BenchRequest {
   body?: unknown;
   /** The JSON text of each request, for requests that must differ every time (overrides `body`). */
   nextBody?: () => string;
+  /** The path and JSON text of each request, for closed-loop loads that mix routes (overrides `path` and `body`). */
+  nextRequest?: () => { path: string; body: string };
   /** Extra headers computed from each request's body (a webhook signature over it). */
   headersFor?: (body: string) => Record<string, string>;
 }

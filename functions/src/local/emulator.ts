@@ -99,6 +99,17 @@ export class EmulatorMissingError extends Error {
   }
 }
 
+/** The emulator refused to clear its data (409 while transactions still hold locks). */
+export class EmulatorResetError extends Error {
+  constructor(
+    readonly status: number,
+    detail: string,
+  ) {
+    super(`emulator reset failed: ${status} ${detail}`);
+    this.name = 'EmulatorResetError';
+  }
+}
+
 function handle(host: string, child: ChildProcess | null): RunningEmulator {
   return {
     host,
@@ -119,7 +130,7 @@ function handle(host: string, child: ChildProcess | null): RunningEmulator {
     },
     async clear(projectId) {
       const response = await fetch(`http://${host}/emulator/v1/projects/${projectId}/databases/(default)/documents`, { method: 'DELETE' });
-      if (!response.ok) throw new Error(`emulator reset failed: ${response.status} ${await response.text()}`);
+      if (!response.ok) throw new EmulatorResetError(response.status, await response.text());
     },
     async stop() {
       if (!child || child.exitCode !== null) return;

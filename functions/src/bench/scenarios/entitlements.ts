@@ -39,6 +39,28 @@ export const entitlementScenarios: Scenario[] = [
     },
   },
   {
+    name: 'contention: grant/revoke on one customer, 20 clients',
+    note:
+      'every request changes the same customer: grants and revokes of 20 keys in turn (a key is revoked 20 requests after its grant); they queue fairly on the instance (store/writeQueue.ts) instead of racing into its transaction',
+    connections: 20,
+    prepare: async (ctx) => {
+      const { customerId, secret } = await customerWithEntitlements(ctx);
+      let n = 0;
+      return {
+        method: 'POST',
+        path: `/v1/server/customers/${customerId}/grant`,
+        headers: { Authorization: `Bearer ${secret}` },
+        nextRequest: () => {
+          const step = n++ % 40;
+          const entitlementKey = `contended_${step % 20}`;
+          return step < 20
+            ? { path: `/v1/server/customers/${customerId}/grant`, body: JSON.stringify({ entitlementKey, duration: 'P30D', reason: REASON }) }
+            : { path: `/v1/server/customers/${customerId}/revoke`, body: JSON.stringify({ entitlementKey, reason: REASON }) };
+        },
+      };
+    },
+  },
+  {
     name: 'GET /v1/server/customers/{id}/entitlements, 10 clients',
     note: 'customer and projection in one getAll',
     connections: 10,
