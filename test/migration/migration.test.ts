@@ -300,3 +300,21 @@ describe('idempotence and partitioning', () => {
     expect((await scope.doc('catalogEntitlements', 'live_pro').get()).exists).toBe(false);
   });
 });
+
+describe('parallel requests', () => {
+  it('8 parallel requests whose rows share keys (and two a user) all land: one grant per customer and key, projections equal recomputations', async () => {
+    const shared = uid('par_shared');
+    const users = Array.from({ length: 6 }, (_, i) => uid(`par_${i}`));
+    const rows = [...users, shared, shared].map((developerUserId) => [{ developerUserId, entitlements: { par_pro: true, par_plus: true } }]);
+    const answers = await Promise.all(rows.map((users) => migrate(users)));
+    for (const res of answers) expect(res.body).toMatchObject({ totalRows: 1, errors: 0, conflicts: 0 });
+    // The shared user's two rows apply once, in some order: one creates and grants, the other matches.
+    expect(answers.reduce((sum, res) => sum + res.body.entitlementsGranted, 0)).toBe(2 * (users.length + 1));
+    for (const user of [...users, shared]) {
+      const customerId = (await customerOf(user))!;
+      const grants = await grantsOf(customerId);
+      expect(grants.map((g) => g.entitlementKey).sort()).toEqual(['par_plus', 'par_pro']);
+      expect((await projectionOf(customerId))!.entitlements).toEqual(projectEntitlements(grants, 0));
+    }
+  });
+});
