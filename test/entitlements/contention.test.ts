@@ -4,8 +4,9 @@
  * same customer end in the state a serial order gives, and every answer is a 2xx or a clean
  * `429 rate_limited` with `Retry-After` in the error envelope — never a 500. The operations are
  * chosen to commute (distinct keys, devices and subscriptions), so every serial order gives the
- * same state, which is spelled out below from the answers alone. Also: the store's contention
- * errors map to that 429 in the one error mapping.
+ * same state, which is spelled out below from the answers alone. Also: a write the instance's
+ * queue cannot take answers that 429 at once, and the store's contention errors map to it in
+ * the one error mapping.
  */
 import { randomUUID } from 'node:crypto';
 import type supertest from 'supertest';
@@ -15,6 +16,7 @@ import { asApiError } from '../../functions/src/http/errors';
 import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/identity/model';
 import { customerRef, identityRef, linkHints } from '../../functions/src/identity/repository';
 import { QueueFullError } from '../../functions/src/store/keyedQueue';
+import { MAX_WAITING_PER_KEY, writeKeys, writeQueue } from '../../functions/src/store/writeQueue';
 import { lockHeaders } from '../support/harness';
 import { createRailsWorld, postStripe, type RailsWorld } from '../rails/support/railsWorld';
 import { stripeEvent, stripeIds, stripeSubscription } from '../rails/support/stripeFake';
@@ -105,6 +107,24 @@ it('20 concurrent grants, revokes, identifies and rail decisions on one customer
   const boundDevices = record.identities.filter((x) => x.kind === 'anonymous').map((x) => x.id).sort();
   expect(boundDevices).toEqual(applied('identify').map((i) => devices[i]).sort());
   expect(record.status).toBe('active');
+});
+
+it('a write the instance cannot queue any more answers 429 rate_limited with Retry-After at once, and lands when sent again', async () => {
+  const scope = world.scope('test');
+  const { customerId } = await linkHints(scope, [{ kind: 'developer', id: `user_${randomUUID()}` }], 'self_asserted', world.service.clock.now());
+  const key = writeKeys.customer(scope, customerId!);
+  let release!: () => void;
+  const holder = writeQueue.run([key], () => new Promise<void>((resolve) => (release = resolve)));
+  const line = Array.from({ length: MAX_WAITING_PER_KEY }, () => writeQueue.run([key], async () => undefined));
+  const grant = () =>
+    world.service.request().post(`/v1/server/customers/${customerId}/grant`).set(bearer(world.project.web.test.secret)).send({ entitlementKey: 'busy_pro', duration: 'P30D', reason: REASON });
+  const refused = await grant();
+  expect(refused.status).toBe(429);
+  expectCleanAnswer(refused, 'grant on a full queue');
+  expect(refused.headers['x-service-sample-rate']).toBe('1');
+  release();
+  await Promise.all([holder, ...line]);
+  expect((await grant()).status).toBe(200);
 });
 
 describe('store contention maps to 429 rate_limited with Retry-After (unit)', () => {

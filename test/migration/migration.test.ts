@@ -318,3 +318,22 @@ describe('parallel requests', () => {
     }
   });
 });
+
+describe('contention', () => {
+  it('a row refused under contention is reported as rate_limited and lands when sent again', async () => {
+    const { writeKeys, writeQueue, MAX_WAITING_PER_KEY } = await import('../../functions/src/store/writeQueue');
+    const { identityDocId } = await import('../../functions/src/identity/model');
+    const user = uid('busy');
+    // Fill this user's identity queue on the instance: the running holder plus a full line behind it.
+    const key = writeKeys.identity(scope, identityDocId('developer', user));
+    let release!: () => void;
+    const holder = writeQueue.run([key], () => new Promise<void>((resolve) => (release = resolve)));
+    const line = Array.from({ length: MAX_WAITING_PER_KEY }, () => writeQueue.run([key], async () => undefined));
+    const refused = await migrate([{ developerUserId: user, entitlements: { busy_pro: true } }]);
+    expect(refused.body).toMatchObject({ errors: 1, created: 0, details: { errors: [{ rowIndex: 0, developerUserId: user, reason: 'rate_limited' }] } });
+    release();
+    await Promise.all([holder, ...line]);
+    const again = await migrate([{ developerUserId: user, entitlements: { busy_pro: true } }]);
+    expect(again.body).toMatchObject({ errors: 0, created: 1, entitlementsGranted: 1 });
+  });
+});

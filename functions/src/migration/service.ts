@@ -3,6 +3,7 @@ import { productsOfRail } from '../entitlements/catalog';
 import { conflictRef, type ConflictRecord } from '../identity/conflictModel';
 import type { IdentityKind } from '../identity/model';
 import { linkMigratedUser } from '../identity/repository';
+import { isStoreContention } from '../store/contention';
 import type { EnvScope } from '../store/scope';
 import { applyRowEntitlements, registerKeysOnly } from './grants';
 import { migrationLogs } from './logs';
@@ -78,7 +79,8 @@ export async function migrateUsers(deps: Deps, scope: EnvScope, rows: readonly u
     } catch (err) {
       migrationLogs.rowFailed(requestId, scope.projectId, scope.env, rowIndex, err instanceof Error ? `${err.name}: ${err.message}` : String(err));
       counters.errors += 1;
-      details.errors.push({ rowIndex, developerUserId: row.developerUserId, reason: 'processing_failed' });
+      // A row the store refused under contention is worth re-sending as is (rows are idempotent).
+      details.errors.push({ rowIndex, developerUserId: row.developerUserId, reason: isStoreContention(err) ? 'rate_limited' : 'processing_failed' });
     }
   }
   migrationLogs.finished(requestId, scope.projectId, scope.env, { ...counters });
