@@ -4,6 +4,7 @@ import type { RequestContext } from '../http/route';
 import type { EnvScope } from '../store/scope';
 import type { TokenCheck } from './idTokens';
 import { optionalAppAccountToken, optionalEmail, optionalToken, requireAnonymousId, requireUserId } from './identifiers';
+import type { MoveSurface } from './deviceMoves';
 import { linkIdentities, type Assurance, type Hint, type LinkResult } from './link';
 import { identityLogs } from './logs';
 import { sanitizeTraits, type Traits } from './traits';
@@ -43,7 +44,7 @@ export function identifyHints(input: IdentifyInput): Hint[] {
 export async function linkIdentify(
   scope: EnvScope,
   input: IdentifyInput,
-  options: { assurance: Assurance; email: string | null; now: number; velocity: boolean; deviceVerified: boolean },
+  options: { assurance: Assurance; email: string | null; now: number; velocity: boolean; deviceVerified: boolean; surface: MoveSurface; refuseNewDeviceForVerifiedUser?: boolean },
 ): Promise<LinkResult> {
   return linkIdentities(scope, {
     hints: identifyHints(input),
@@ -52,6 +53,8 @@ export async function linkIdentify(
     profile: { email: options.email, traits: input.traits },
     velocityUserId: options.velocity ? input.userId : undefined,
     deviceVerified: options.deviceVerified,
+    moveForeignDevices: options.surface,
+    refuseNewDeviceForVerifiedUser: options.refuseNewDeviceForVerifiedUser,
   });
 }
 
@@ -106,8 +109,9 @@ export async function identify(ctx: RequestContext<Record<string, unknown>, unkn
   }
 
   try {
-    const result = await linkIdentify(ctx.scope, input, { assurance, email, now, velocity: true, deviceVerified: assurance === 'verified' });
+    const result = await linkIdentify(ctx.scope, input, { assurance, email, now, velocity: true, deviceVerified: assurance === 'verified', surface: 'identify' });
     if (result.conflictId && result.mergePending) identityLogs.mergeConflictQueued(ctx.auth.projectId, ctx.auth.env, result.conflictId);
+    if (result.devicesMoved > 0) identityLogs.deviceMoved(ctx.requestId, ctx.auth.projectId, ctx.auth.env, result.customerId!);
     return { input, result };
   } catch (err) {
     if (err instanceof VelocityExceeded) {
