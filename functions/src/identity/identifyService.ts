@@ -5,7 +5,8 @@ import type { EnvScope } from '../store/scope';
 import type { TokenCheck } from './idTokens';
 import { optionalAppAccountToken, optionalEmail, optionalToken, requireAnonymousId, requireUserId } from './identifiers';
 import type { MoveSurface } from './deviceMoves';
-import { linkIdentities, type Assurance, type Hint, type LinkResult } from './link';
+import { identityPolicy } from './identityPolicy';
+import { linkIdentities, VerifiedIdentityRequired, type Assurance, type Hint, type LinkResult } from './link';
 import { identityLogs } from './logs';
 import { sanitizeTraits, type Traits } from './traits';
 import { VelocityExceeded, VelocityWindow } from './velocity';
@@ -89,7 +90,11 @@ export interface IdentifyOutcome {
   result: LinkResult;
 }
 
-/** `POST /v1/identify`: validation → velocity cap → token verification → transactional link. */
+/**
+ * `POST /v1/identify`: validation → velocity cap → token verification → transactional link.
+ * Without a verified token from a publishable key, the project's `requireVerifiedIdentity`
+ * setting (identityPolicy.ts) decides whether a new device may be linked to a verified user.
+ */
 export async function identify(ctx: RequestContext<Record<string, unknown>, unknown>): Promise<IdentifyOutcome> {
   const input = parseIdentifyInput(ctx.body);
   const now = ctx.deps.clock.now();
@@ -107,9 +112,10 @@ export async function identify(ctx: RequestContext<Record<string, unknown>, unkn
     assurance = 'verified';
     email = check.identity.email ?? email; // a verified email claim overrides the asserted one
   }
+  const refuseNewDeviceForVerifiedUser = assurance !== 'verified' && ctx.auth.kind === 'publishable' && (await identityPolicy(ctx, now)).requireVerifiedIdentity;
 
   try {
-    const result = await linkIdentify(ctx.scope, input, { assurance, email, now, velocity: true, deviceVerified: assurance === 'verified', surface: 'identify' });
+    const result = await linkIdentify(ctx.scope, input, { assurance, email, now, velocity: true, deviceVerified: assurance === 'verified', surface: 'identify', refuseNewDeviceForVerifiedUser });
     if (result.conflictId && result.mergePending) identityLogs.mergeConflictQueued(ctx.auth.projectId, ctx.auth.env, result.conflictId);
     if (result.devicesMoved > 0) identityLogs.deviceMoved(ctx.requestId, ctx.auth.projectId, ctx.auth.env, result.customerId!);
     return { input, result };
@@ -117,6 +123,10 @@ export async function identify(ctx: RequestContext<Record<string, unknown>, unkn
     if (err instanceof VelocityExceeded) {
       identityLogs.velocityCapped(ctx.requestId, ctx.auth.projectId, ctx.auth.env);
       throw velocityError(err.retryAfterMs);
+    }
+    if (err instanceof VerifiedIdentityRequired) {
+      identityLogs.verifiedIdentityRequired(ctx.requestId, ctx.auth.projectId, ctx.auth.env);
+      throw new ApiError('identity_token_invalid', 'This user has a verified identity: linking a new device needs a valid idToken for the userId.');
     }
     throw err;
   }
