@@ -6,7 +6,8 @@
  * merged and no entitlement crosses: on a shared device, on an account switch back, for a user
  * who already has a customer elsewhere, and when both users identify on the device at once.
  * A device bound only to an anonymous customer is still claimed by the user who logs in on it.
- * Out-of-band event resolution follows the same rule without moving the binding.
+ * Verified resolve and the bulk alias move devices the same way; out-of-band event resolution
+ * follows the same rule without moving the binding.
  */
 import type { AuditEntry } from '../../functions/src/audit/model';
 import { DAY } from '../../functions/src/clock';
@@ -14,7 +15,9 @@ import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/ide
 import { customerRef, identityRef, linkHints } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
+import { event, postEvents, storedEvent } from '../events/support';
 import { seedGrants } from './support/grants';
+import { configureProvider, startProvider } from './support/tokens';
 
 let service: TestService;
 let project: SeededProject;
@@ -230,14 +233,52 @@ describe('concurrency', () => {
   });
 });
 
-describe('out-of-band event resolution', () => {
-  it('an event of a newcomer on the owner’s device attaches to the newcomer’s own customer and leaves the binding', async () => {
+describe('other paths', () => {
+  it('event resolution: a newcomer’s events on the owner’s device go to the newcomer’s own customer; the binding stays; no conflict', async () => {
     const ownerCustomer = await payingOwner('events-a', 'events-d');
-    const result = await linkHints(scope(), [{ kind: 'developer', id: 'events-b' }, { kind: 'anonymous', id: 'events-d' }], 'self_asserted', service.clock.now());
-    expect(result).toEqual({ customerId: expect.stringMatching(/^cdcust_/), mergePending: false });
-    expect(result.customerId).not.toBe(ownerCustomer);
-    expect((await device('events-d')).customerId).toBe(ownerCustomer);
-    expect((await customer(result.customerId!)).identities).toEqual([{ kind: 'developer', id: 'events-b' }]);
-    expect(await moves([ownerCustomer, result.customerId!])).toEqual([]);
+    await postEvents(service, project, { events: [event({ eventId: 'shared-ev-b', developerUserId: 'events-b', anonymousId: 'events-d' })] });
+    await service.tasks.drain();
+    const newcomerCustomer = (await storedEvent(service, project.projectId, 'shared-ev-b'))?.serviceCustomerId as string;
+    expect(newcomerCustomer).toMatch(/^cdcust_/);
+    expect(newcomerCustomer).not.toBe(ownerCustomer);
+    expect((await device('events-d')).customerId).toBe(ownerCustomer); // telemetry never moves a binding
+    expect((await customer(newcomerCustomer)).identities).toEqual([{ kind: 'developer', id: 'events-b' }]);
+    expect((await customer(ownerCustomer)).identities.map((i) => i.id)).toEqual(['events-a', 'events-d']);
+
+    // After an account switch, the previous user's late events still go to his own customer.
+    await identify({ userId: 'events-b', anonymousId: 'events-d' });
+    await postEvents(service, project, { events: [event({ eventId: 'shared-ev-a-late', developerUserId: 'events-a', anonymousId: 'events-d' })] });
+    await service.tasks.drain();
+    expect((await storedEvent(service, project.projectId, 'shared-ev-a-late'))?.serviceCustomerId).toBe(ownerCustomer);
+    expect((await device('events-d')).customerId).toBe(newcomerCustomer);
+    expect((await scope().collection('identityConflicts').where('canonicalCustomerId', 'in', [ownerCustomer, newcomerCustomer]).get()).size).toBe(0);
+  });
+
+  it('a verified resolve by another user on the device moves it to that user and never shows the owner’s entitlements', async () => {
+    const provider = await startProvider(() => service.clock.now());
+    try {
+      await configureProvider(service.deps.db, project.projectId, { jwksUri: provider.jwksUri });
+      const ownerCustomer = await payingOwner('resolve-a', 'resolve-d');
+      const idToken = await provider.sign({ sub: 'resolve-b' });
+      const res = await service.request().post('/v1/resolve').set(pub()).send({ anonymousId: 'resolve-d', userId: 'resolve-b', idToken });
+      expect(res.body).toMatchObject({ trustTier: 3, user: { id: 'resolve-b' }, entitlements: [] });
+      const moved = await device('resolve-d');
+      expect(moved.customerId).not.toBe(ownerCustomer);
+      expect(moved).toMatchObject({ assurance: 'verified', verifiedAt: service.clock.now(), movedFrom: { customerId: ownerCustomer } });
+      expect((await moves([ownerCustomer, moved.customerId]))[0].details).toMatchObject({ surface: 'resolve', assurance: 'verified' });
+      expect(keys((await entitlements({ userId: 'resolve-a' })).body)).toEqual(['pro']);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('a bulk alias row moves the device the same way, journalled as bulk_alias', async () => {
+    const ownerCustomer = await payingOwner('bulk-a', 'bulk-d');
+    const res = await service.request().post('/v1/server/customers/alias').set({ Authorization: `Bearer ${project.ios.test.secret}` }).send({ links: [{ userId: 'bulk-b', anonymousId: 'bulk-d' }] });
+    expect(res.body.results).toEqual([{ index: 0, serviceCustomerId: expect.stringMatching(/^cdcust_/), mergePending: false }]);
+    const newcomerCustomer = res.body.results[0].serviceCustomerId as string;
+    expect(newcomerCustomer).not.toBe(ownerCustomer);
+    expect((await device('bulk-d')).customerId).toBe(newcomerCustomer);
+    expect((await moves([ownerCustomer, newcomerCustomer]))[0].details).toMatchObject({ surface: 'bulk_alias' });
   });
 });
