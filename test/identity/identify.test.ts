@@ -5,7 +5,7 @@
  * rules, the journal of verified vs self-asserted links, and the per-userId velocity cap.
  */
 import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/identity/model';
-import { customerRef, identityRef } from '../../functions/src/identity/repository';
+import { customerRef, identityRef, linkHints } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
 import { describeSecuredRoute } from '../support/securitySuite';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
@@ -99,7 +99,9 @@ describe('linking', () => {
 
   it('identifiers of two customers: mergePending, developer customer canonical, nothing merged', async () => {
     const userCustomer = (await identify({ userId: 'user-3', anonymousId: 'anon-3a' })).body.serviceCustomerId;
-    const otherCustomer = (await identify({ userId: 'user-3-other', anonymousId: 'anon-3b' })).body.serviceCustomerId;
+    // A device known only anonymously (say it bought before any login). A device of another
+    // developer user moves instead (sharedDevice.test.ts).
+    const otherCustomer = (await linkHints(scope(), [{ kind: 'anonymous', id: 'anon-3b' }], 'self_asserted', service.clock.now())).customerId;
     const res = await identify({ userId: 'user-3', anonymousId: 'anon-3b' });
     expect(res.status).toBe(200);
     expect(res.body.mergePending).toBe(true);

@@ -17,7 +17,9 @@ import { parseIdentityResolutionPayload } from './resolutionTask';
  * events' hints to a customer of the same project and environment, links hints that co-occur
  * through the identity repository's `linkHints` (identify's rules: unknown hints join the known
  * customer, a customer is created when none is known, and hints of two different customers queue
- * a conflict for review and are never merged), then writes every event to `events/{eventDocId}`
+ * a conflict for review and are never merged; a device bound to another developer user's customer
+ * is left bound there and never makes the event's user join it: the event goes to its own user's
+ * customer), then writes every event to `events/{eventDocId}`
  * with its `serviceCustomerId` and removes the batch documents, in one commit.
  *
  * A `serviceCustomerId` hint is the SDK's claim of a customer it learned from identify. It counts

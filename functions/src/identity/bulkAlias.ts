@@ -43,7 +43,7 @@ async function aliasRow(scope: EnvScope, row: unknown, index: number, now: numbe
     if (typeof row !== 'object' || row === null || Array.isArray(row)) throw invalidParam(`Invalid value for \`links[${index}]\`: must be an object.`);
     const input = parseIdentifyInput(row as Record<string, unknown>, `links[${index}].`);
     if (input.idToken) throw invalidParam(`Invalid value for \`links[${index}].idToken\`: bulk rows are server-asserted and take no token.`);
-    const result = await linkIdentify(scope, input, { assurance: 'self_asserted', email: input.email, now, velocity: false, deviceVerified: false });
+    const result = await linkIdentify(scope, input, { assurance: 'self_asserted', email: input.email, now, velocity: false, deviceVerified: false, surface: 'bulk_alias' });
     return { index, serviceCustomerId: result.customerId!, mergePending: result.mergePending };
   } catch (err) {
     const error = err instanceof ApiError ? err : asApiError(err);

@@ -1,4 +1,4 @@
-import type { DocumentSnapshot } from 'firebase-admin/firestore';
+import type { DocumentReference, DocumentSnapshot } from 'firebase-admin/firestore';
 import { projectionRef } from '../entitlements/projection';
 import type { ProjectionDoc } from '../entitlements/model';
 import type { EnvScope } from '../store/scope';
@@ -32,11 +32,20 @@ export async function readByCustomerId(scope: EnvScope, customerId: string): Pro
   return { customerId, customer, projection: data(projectionSnap) };
 }
 
-/** Identifier → customer id (one read) → projection (one read). The customer record is not read. */
-export async function readProjectionByIdentity(scope: EnvScope, kind: IdentityKind, id: string): Promise<{ customerId: string; projection: ProjectionDoc | null } | null> {
-  const [entrySnap] = await scope.getAll(identityRef(scope, kind, id));
+/**
+ * Identifier → customer id (one read) → projection (one read). The customer record is not read.
+ * `guard` may add documents to the first read and refuse the entry (then: unknown, null).
+ */
+export async function readProjectionByIdentity(
+  scope: EnvScope,
+  kind: IdentityKind,
+  id: string,
+  guard?: { alongside: DocumentReference[]; admits(entry: IdentityIndexEntry, alongside: DocumentSnapshot[]): boolean },
+): Promise<{ customerId: string; projection: ProjectionDoc | null } | null> {
+  const [entrySnap, ...alongside] = await scope.getAll(identityRef(scope, kind, id), ...(guard?.alongside ?? []));
   const entry = data<IdentityIndexEntry>(entrySnap);
   if (!entry) return null;
+  if (guard && !guard.admits(entry, alongside)) return null;
   const [projectionSnap] = await scope.getAll(projectionRef(scope, entry.customerId));
   return { customerId: entry.customerId, projection: data(projectionSnap) };
 }

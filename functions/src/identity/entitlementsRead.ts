@@ -4,6 +4,7 @@ import { ApiError, invalidParam } from '../http/errors';
 import { route } from '../http/route';
 import { CUSTOMER_ID_PATTERN, hasCustomerPrefix, readByCustomerId, readProjectionByIdentity } from './customerRead';
 import { requireAnonymousId, requireUserId } from './identifiers';
+import { verifiedUserGuard } from './identityPolicy';
 
 /** `GET /v1/entitlements?customerId|userId|anonymousId=…`: one customer's entitlements. */
 export interface EntitlementsQuery {
@@ -50,13 +51,16 @@ export const entitlementsReadRoute = route<unknown, EntitlementsQuery>({
   cacheControl: 'private, no-store',
   async handler(ctx) {
     const hint = parseEntitlementsHint(ctx.query);
+    const now = ctx.deps.clock.now();
+    // A publishable key reading by userId is subject to the project's require-verified policy.
+    const guard = hint.field === 'userId' && ctx.auth.kind === 'publishable' ? verifiedUserGuard(ctx, now) : undefined;
     const found =
       hint.field === 'customerId'
         ? await readByCustomerId(ctx.scope, hint.value)
-        : await readProjectionByIdentity(ctx.scope, hint.field === 'userId' ? 'developer' : 'anonymous', hint.value);
+        : await readProjectionByIdentity(ctx.scope, hint.field === 'userId' ? 'developer' : 'anonymous', hint.value, guard);
     const body: EntitlementListResponse = {
       object: 'list',
-      data: found ? toPublicEntitlements(found.projection, ctx.deps.clock.now()) : [],
+      data: found ? toPublicEntitlements(found.projection, now) : [],
       serviceCustomerId: found ? found.customerId : '',
       env: ctx.auth.wireEnv,
     };

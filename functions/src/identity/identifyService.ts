@@ -4,7 +4,9 @@ import type { RequestContext } from '../http/route';
 import type { EnvScope } from '../store/scope';
 import type { TokenCheck } from './idTokens';
 import { optionalAppAccountToken, optionalEmail, optionalToken, requireAnonymousId, requireUserId } from './identifiers';
-import { linkIdentities, type Assurance, type Hint, type LinkResult } from './link';
+import type { MoveSurface } from './deviceMoves';
+import { identityPolicy } from './identityPolicy';
+import { linkIdentities, VerifiedIdentityRequired, type Assurance, type Hint, type LinkResult } from './link';
 import { identityLogs } from './logs';
 import { sanitizeTraits, type Traits } from './traits';
 import { VelocityExceeded, VelocityWindow } from './velocity';
@@ -43,7 +45,7 @@ export function identifyHints(input: IdentifyInput): Hint[] {
 export async function linkIdentify(
   scope: EnvScope,
   input: IdentifyInput,
-  options: { assurance: Assurance; email: string | null; now: number; velocity: boolean; deviceVerified: boolean },
+  options: { assurance: Assurance; email: string | null; now: number; velocity: boolean; deviceVerified: boolean; surface: MoveSurface; refuseNewDeviceForVerifiedUser?: boolean },
 ): Promise<LinkResult> {
   return linkIdentities(scope, {
     hints: identifyHints(input),
@@ -52,6 +54,8 @@ export async function linkIdentify(
     profile: { email: options.email, traits: input.traits },
     velocityUserId: options.velocity ? input.userId : undefined,
     deviceVerified: options.deviceVerified,
+    moveForeignDevices: options.surface,
+    refuseNewDeviceForVerifiedUser: options.refuseNewDeviceForVerifiedUser,
   });
 }
 
@@ -86,7 +90,11 @@ export interface IdentifyOutcome {
   result: LinkResult;
 }
 
-/** `POST /v1/identify`: validation → velocity cap → token verification → transactional link. */
+/**
+ * `POST /v1/identify`: validation → velocity cap → token verification → transactional link.
+ * Without a verified token from a publishable key, the project's `requireVerifiedIdentity`
+ * setting (identityPolicy.ts) decides whether a new device may be linked to a verified user.
+ */
 export async function identify(ctx: RequestContext<Record<string, unknown>, unknown>): Promise<IdentifyOutcome> {
   const input = parseIdentifyInput(ctx.body);
   const now = ctx.deps.clock.now();
@@ -104,15 +112,21 @@ export async function identify(ctx: RequestContext<Record<string, unknown>, unkn
     assurance = 'verified';
     email = check.identity.email ?? email; // a verified email claim overrides the asserted one
   }
+  const refuseNewDeviceForVerifiedUser = assurance !== 'verified' && ctx.auth.kind === 'publishable' && (await identityPolicy(ctx, now)).requireVerifiedIdentity;
 
   try {
-    const result = await linkIdentify(ctx.scope, input, { assurance, email, now, velocity: true, deviceVerified: assurance === 'verified' });
+    const result = await linkIdentify(ctx.scope, input, { assurance, email, now, velocity: true, deviceVerified: assurance === 'verified', surface: 'identify', refuseNewDeviceForVerifiedUser });
     if (result.conflictId && result.mergePending) identityLogs.mergeConflictQueued(ctx.auth.projectId, ctx.auth.env, result.conflictId);
+    if (result.devicesMoved > 0) identityLogs.deviceMoved(ctx.requestId, ctx.auth.projectId, ctx.auth.env, result.customerId!);
     return { input, result };
   } catch (err) {
     if (err instanceof VelocityExceeded) {
       identityLogs.velocityCapped(ctx.requestId, ctx.auth.projectId, ctx.auth.env);
       throw velocityError(err.retryAfterMs);
+    }
+    if (err instanceof VerifiedIdentityRequired) {
+      identityLogs.verifiedIdentityRequired(ctx.requestId, ctx.auth.projectId, ctx.auth.env);
+      throw new ApiError('identity_token_invalid', 'This user has a verified identity: linking a new device needs a valid idToken for the userId.');
     }
     throw err;
   }

@@ -13,7 +13,7 @@ export type CustomerLookup = { customerId: string } | { kind: IdentityKind; id: 
 
 export interface CustomerInspection {
   customer: CustomerRecord;
-  identityLinks: Pick<IdentityIndexEntry, 'kind' | 'id' | 'assurance' | 'createdAt' | 'updatedAt' | 'verifiedAt'>[];
+  identityLinks: Pick<IdentityIndexEntry, 'kind' | 'id' | 'assurance' | 'createdAt' | 'updatedAt' | 'verifiedAt' | 'movedFrom'>[];
   entitlements: PublicEntitlement[];
   openConflicts: string[];
 }
@@ -41,7 +41,7 @@ export async function inspectCustomer(db: Firestore, projectId: string, env: Env
     customer: customerSnap.data() as CustomerRecord,
     identityLinks: entries.docs
       .map((d) => d.data() as IdentityIndexEntry)
-      .map(({ kind, id, assurance, createdAt, updatedAt, verifiedAt }) => ({ kind, id, assurance, createdAt, updatedAt, verifiedAt }))
+      .map(({ kind, id, assurance, createdAt, updatedAt, verifiedAt, movedFrom }) => ({ kind, id, assurance, createdAt, updatedAt, verifiedAt, movedFrom }))
       .sort((a, b) => a.createdAt - b.createdAt || a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id)),
     entitlements: toPublicEntitlements(projectionSnap.exists ? (projectionSnap.data() as ProjectionDoc) : null, now),
     openConflicts: [...new Set(conflicts.map((c) => c.conflictId))],

@@ -4,6 +4,7 @@ import { writeKeys, writeQueue } from '../store/writeQueue';
 import { conflictId, conflictRef, type ConflictRecord } from './conflictModel';
 import { identityDocId, newCustomerId, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from './model';
 import { customerRef, identityRef } from './refs';
+import { journalDeviceMove, ownedByAnotherUser, type DeviceMove, type MoveSurface } from './deviceMoves';
 import { mergeTraits, traitsEqual, type Traits } from './traits';
 import { runIdentityTransaction } from './transactions';
 import { admitCall, VELOCITY_LIMIT, VELOCITY_WINDOW_MS, VelocityExceeded } from './velocity';
@@ -26,6 +27,17 @@ export interface LinkRequest {
   velocityUserId?: string;
   /** A verified identity token was presented on this device: stamp its anonymous binding. */
   deviceVerified?: boolean;
+  /**
+   * Identify paths only: move a device bound to another developer user's customer to this
+   * user's customer, journalled under this surface (deviceMoves.ts). Absent: such a device
+   * keeps its binding and neither joins nor conflicts (out-of-band event resolution).
+   */
+  moveForeignDevices?: MoveSurface;
+  /**
+   * The project requires a verified identity token to link a new device to a verified user and
+   * this call has none: throw VerifiedIdentityRequired instead of linking (nothing is written).
+   */
+  refuseNewDeviceForVerifiedUser?: boolean;
 }
 
 export interface LinkResult {
@@ -33,6 +45,16 @@ export interface LinkResult {
   mergePending: boolean;
   created: boolean;
   conflictId: string | null;
+  /** Devices whose binding moved here from another developer user's customer. */
+  devicesMoved: number;
+}
+
+/** Thrown inside the transaction (so nothing is written): see LinkRequest.refuseNewDeviceForVerifiedUser. */
+export class VerifiedIdentityRequired extends Error {
+  constructor() {
+    super('a verified identity token is required to link a new device to this user');
+    this.name = 'VerifiedIdentityRequired';
+  }
 }
 
 const ASSURANCE_RANK: Record<Assurance, number> = { self_asserted: 0, rail: 1, verified: 2 };
@@ -47,13 +69,15 @@ const ASSURANCE_RANK: Record<Assurance, number> = { self_asserted: 0, rail: 1, v
  *   to that customer;
  * - one customer → link the unknown hints to it;
  * - several customers → keep them apart, return the developer-user-id customer as canonical,
- *   link unknown hints to it, and queue one conflict record for operator review.
+ *   link unknown hints to it, and queue one conflict record for operator review;
+ * - a device bound to another developer user's customer never decides the customer: identify
+ *   moves it to this user's own customer (journalled), other callers leave it (deviceMoves.ts).
  * Entries pointing at a customer that is being erased, erased or merged away are stale and are
  * replaced, so a forgotten user who logs in again starts as a new customer.
  */
 export async function linkIdentities(scope: EnvScope, request: LinkRequest): Promise<LinkResult> {
   const hints = uniqueHints(request.hints);
-  if (hints.length === 0) return { customerId: null, mergePending: false, created: false, conflictId: null };
+  if (hints.length === 0) return { customerId: null, mergePending: false, created: false, conflictId: null, devicesMoved: 0 };
   // Calls on this instance that share an identifier take turns (store/writeQueue.ts).
   const keys = hints.map((hint) => writeKeys.identity(scope, identityDocId(hint.kind, hint.id)));
   return writeQueue.run(keys, () => linkTransactionally(scope, hints, request));
@@ -65,7 +89,7 @@ export async function linkIdentities(scope: EnvScope, request: LinkRequest): Pro
  */
 export async function linkAcrossInstances(scope: EnvScope, request: LinkRequest): Promise<LinkResult> {
   const hints = uniqueHints(request.hints);
-  if (hints.length === 0) return { customerId: null, mergePending: false, created: false, conflictId: null };
+  if (hints.length === 0) return { customerId: null, mergePending: false, created: false, conflictId: null, devicesMoved: 0 };
   return linkTransactionally(scope, hints, request);
 }
 
@@ -90,8 +114,19 @@ async function linkInTransaction(tx: Transaction, scope: EnvScope, hints: Hint[]
     }
   }
   const live = entries.map((e) => (e && customers.has(e.customerId) ? e : null));
-  const liveCustomerIds = [...new Set(live.flatMap((e) => (e ? [e.customerId] : [])))];
 
+  // A device bound to another developer user's customer takes no part in choosing the customer
+  // (see deviceMoves.ts): identify moves it below, other callers leave it where it is.
+  const developerIds = hints.filter((h) => h.kind === 'developer').map((h) => h.id);
+  const developersCustomers = new Set(live.flatMap((e, i) => (e && hints[i].kind === 'developer' ? [e.customerId] : [])));
+  const foreignDevice = live.map(
+    (e, i) => e !== null && hints[i].kind === 'anonymous' && developerIds.length > 0 && !developersCustomers.has(e.customerId) && ownedByAnotherUser(customers.get(e.customerId)!, developerIds),
+  );
+  const anchored = live.map((e, i) => (foreignDevice[i] ? null : e));
+  const anchoredCustomerIds = [...new Set(anchored.flatMap((e) => (e ? [e.customerId] : [])))];
+  const developerIndex = hints.findIndex((h) => h.kind === 'developer');
+
+  if (request.refuseNewDeviceForVerifiedUser && developerIndex >= 0) refuseUnprovenDevice(hints, live, developerIndex);
   const velocityIndex = request.velocityUserId === undefined ? -1 : hints.findIndex((h) => h.kind === 'developer' && h.id === request.velocityUserId);
   const velocityTimes = velocityIndex >= 0 ? enforceVelocity(entries[velocityIndex], now) : null;
 
@@ -99,28 +134,38 @@ async function linkInTransaction(tx: Transaction, scope: EnvScope, hints: Hint[]
   let created = false;
   let mergePending = false;
   let conflict: string | null = null;
-  if (liveCustomerIds.length === 0) {
+  if (anchoredCustomerIds.length === 0) {
     canonical = newCustomerId();
     created = true;
   } else {
-    const developerIndex = hints.findIndex((h, i) => h.kind === 'developer' && live[i] !== null);
-    canonical = developerIndex >= 0 ? live[developerIndex]!.customerId : liveCustomerIds[0];
-    if (liveCustomerIds.length > 1) {
-      conflict = conflictId(scope, liveCustomerIds);
+    const liveDeveloper = hints.findIndex((h, i) => h.kind === 'developer' && anchored[i] !== null);
+    canonical = liveDeveloper >= 0 ? anchored[liveDeveloper]!.customerId : anchoredCustomerIds[0];
+    if (anchoredCustomerIds.length > 1) {
+      conflict = conflictId(scope, anchoredCustomerIds);
       scope.roundTrips.add();
       const existing = await tx.get(conflictRef(scope, conflict));
-      mergePending = queueConflict(tx, scope, existing, conflict, canonical, liveCustomerIds, hints, live, now);
+      mergePending = queueConflict(tx, scope, existing, conflict, canonical, anchoredCustomerIds, hints, anchored, now);
     }
   }
 
   // Writes (all reads are done).
   const linkedNow: Hint[] = [];
+  const moves: DeviceMove[] = [];
   hints.forEach((hint, i) => {
     const ref = refs[i];
     const entry = live[i];
     const extra: Partial<IdentityIndexEntry> = {};
     if (i === velocityIndex && velocityTimes) extra.recentIdentifies = velocityTimes;
     if (request.deviceVerified && hint.kind === 'anonymous') extra.verifiedAt = now;
+    if (foreignDevice[i]) {
+      if (!request.moveForeignDevices) return; // out of band: the binding stays, nobody joins
+      // A fresh entry: the previous owner's tier-2 stamp never vouches for the new user.
+      const moved: IdentityIndexEntry = { kind: hint.kind, id: hint.id, customerId: canonical, assurance: request.assurance, createdAt: entry!.createdAt, updatedAt: now, ...extra, movedFrom: { customerId: entry!.customerId, at: now } };
+      tx.set(ref, moved);
+      linkedNow.push(hint);
+      moves.push({ fromCustomerId: entry!.customerId, toCustomerId: canonical });
+      return;
+    }
     if (!entry) {
       const fresh: IdentityIndexEntry = { kind: hint.kind, id: hint.id, customerId: canonical, assurance: request.assurance, createdAt: now, updatedAt: now, ...extra };
       if (snapshots[i].exists) tx.set(ref, fresh);
@@ -135,7 +180,31 @@ async function linkInTransaction(tx: Transaction, scope: EnvScope, hints: Hint[]
   });
 
   writeCustomer(tx, scope, canonical, created ? null : customers.get(canonical)!, linkedNow, request);
-  return { customerId: canonical, mergePending, created, conflictId: conflict };
+  if (moves.length > 0) {
+    releaseMovedDevices(tx, scope, customers, hints.filter((_, i) => foreignDevice[i]), moves, now);
+    for (const move of moves) journalDeviceMove(tx, scope, move, { surface: request.moveForeignDevices!, assurance: request.assurance, now });
+  }
+  return { customerId: canonical, mergePending, created, conflictId: conflict, devicesMoved: moves.length };
+}
+
+/**
+ * The project requires a token to link a new device to a user who has proven their identity:
+ * refuse when the user's entry is verified and a device hint is not already theirs.
+ */
+function refuseUnprovenDevice(hints: Hint[], live: (IdentityIndexEntry | null)[], developerIndex: number): void {
+  const user = live[developerIndex];
+  if (!user || user.assurance !== 'verified') return;
+  if (hints.some((hint, i) => hint.kind === 'anonymous' && live[i]?.customerId !== user.customerId)) throw new VerifiedIdentityRequired();
+}
+
+/** Removes each moved device from its previous customer's identity mirror (one update per customer). */
+function releaseMovedDevices(tx: Transaction, scope: EnvScope, customers: Map<string, CustomerRecord>, moved: Hint[], moves: DeviceMove[], now: number): void {
+  const gone = new Set(moved.map((hint) => identityDocId(hint.kind, hint.id)));
+  for (const from of new Set(moves.map((move) => move.fromCustomerId))) {
+    const record = customers.get(from)!;
+    const kept = record.identities.filter((identity) => !gone.has(identityDocId(identity.kind, identity.id)));
+    if (kept.length !== record.identities.length) tx.update(customerRef(scope, from), { identities: kept, updatedAt: now });
+  }
 }
 
 function enforceVelocity(entry: IdentityIndexEntry | null, now: number): number[] {

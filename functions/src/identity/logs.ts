@@ -11,6 +11,12 @@ export const identityLogs = {
   mergeConflictQueued(projectId: string, env: string, conflictId: string): void {
     logger.info('identity merge conflict queued for review', { projectId, env, conflictId });
   },
+  deviceMoved(requestId: string, projectId: string, env: string, customerId: string): void {
+    logger.info('device binding moved to another user\'s customer', { requestId, projectId, env, customerId });
+  },
+  verifiedIdentityRequired(requestId: string, projectId: string, env: string): void {
+    logger.warn('identify refused: new device for a verified user without a token', { requestId, projectId, env });
+  },
   velocityCapped(requestId: string, projectId: string, env: string): void {
     logger.warn('identify velocity cap reached', { requestId, projectId, env });
   },

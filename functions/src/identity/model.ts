@@ -37,6 +37,11 @@ export interface IdentityIndexEntry {
   verifiedAt?: number | null;
   /** Developer entries only: times of the recent identify calls (the per-userId velocity cap). */
   recentIdentifies?: number[];
+  /**
+   * Anonymous entries only: the last time this device's binding moved away from another
+   * developer user's customer (see deviceMoves.ts); each move is also in the audit log.
+   */
+  movedFrom?: { customerId: string; at: number };
 }
 
 export interface CustomerRecord {

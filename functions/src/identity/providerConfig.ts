@@ -13,6 +13,12 @@ export interface IdentityProviderConfig {
   jwksUri: string | null;
   /** JSON text of a JSON Web Key Set (public keys only). */
   jwks: string | null;
+  /**
+   * Off unless set (`tessera identity-provider policy`): a publishable key without a valid
+   * idToken cannot link a new device to a verified user nor read that user's entitlements by
+   * userId (identityPolicy.ts). Kept when the provider itself is replaced.
+   */
+  requireVerifiedIdentity?: boolean;
   updatedAt: number;
 }
 

@@ -23,15 +23,39 @@ export async function setIdentityProvider(db: Firestore, projectId: string, inpu
   if ((input.jwksUri === undefined) === (input.jwksText === undefined)) {
     throw new OperatorError('invalid_argument', 'Give exactly one of --jwks-uri or --jwks-file.');
   }
-  const config: IdentityProviderConfig = {
+  const provider = {
     issuer: input.issuer,
     audience: input.audience,
     jwksUri: input.jwksUri === undefined ? null : checkJwksUri(input.jwksUri),
     jwks: input.jwksText === undefined ? null : checkJwks(input.jwksText),
-    updatedAt: now,
   };
-  await identityProviderRef(db, projectId).set(config);
-  return config;
+  const ref = identityProviderRef(db, projectId);
+  // Replacing the provider keeps the project's policy as it was.
+  return db.runTransaction(async (tx) => {
+    const current = await tx.get(ref);
+    const config: IdentityProviderConfig = { ...provider, requireVerifiedIdentity: (current.data() as IdentityProviderConfig | undefined)?.requireVerifiedIdentity === true, updatedAt: now };
+    tx.set(ref, config);
+    return config;
+  });
+}
+
+/**
+ * Switches the project's require-verified-identity policy (`tessera identity-provider policy`,
+ * identityPolicy.ts). Switching it on needs a provider: without one no identity is ever
+ * verified, and the setting would silently do nothing. Instances apply a change within 60 s.
+ */
+export async function setIdentityPolicy(db: Firestore, projectId: string, requireVerifiedIdentity: boolean, now: number): Promise<{ requireVerifiedIdentity: boolean; updatedAt: number }> {
+  await getProject(db, projectId);
+  const ref = identityProviderRef(db, projectId);
+  return db.runTransaction(async (tx) => {
+    const current = await tx.get(ref);
+    if (!current.exists) {
+      if (requireVerifiedIdentity) throw new OperatorError('conflict', 'The project has no identity provider: run `identity-provider set` first, then switch the policy on.');
+      return { requireVerifiedIdentity: false, updatedAt: now };
+    }
+    tx.update(ref, { requireVerifiedIdentity, updatedAt: now });
+    return { requireVerifiedIdentity, updatedAt: now };
+  });
 }
 
 function checkJwksUri(text: string): string {

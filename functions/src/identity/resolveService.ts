@@ -73,6 +73,7 @@ async function authenticated(ctx: RequestContext<unknown, unknown>, input: Resol
       assurance: 'verified',
       now,
       deviceVerified: true,
+      moveForeignDevices: 'resolve',
     });
     customerId = linked.customerId;
   } else {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { keepSeparate, listConflicts, mergeConflict } from '../../identity/conflicts';
 import { inspectCustomer, type CustomerLookup } from '../../identity/inspect';
-import { setIdentityProvider } from '../../identity/providerSetup';
+import { setIdentityPolicy, setIdentityProvider } from '../../identity/providerSetup';
 import { ENVS } from '../../store/env';
 import { optionalString, requireOneOf, requireString, type Command } from '../command';
 import { OperatorError } from '../operatorError';
@@ -30,7 +30,18 @@ export const identityCommands: Command[] = [
         clock.now(),
       );
       const keyCount = config.jwks ? (JSON.parse(config.jwks) as { keys: unknown[] }).keys.length : null;
-      return { projectId, issuer: config.issuer, audience: config.audience, jwksUri: config.jwksUri, jwksKeys: keyCount, updatedAt: config.updatedAt };
+      return { projectId, issuer: config.issuer, audience: config.audience, jwksUri: config.jwksUri, jwksKeys: keyCount, requireVerifiedIdentity: config.requireVerifiedIdentity === true, updatedAt: config.updatedAt };
+    },
+  },
+  {
+    name: 'identity-provider policy',
+    summary: '--project ID --require-verified-identity on|off   (off by default; see identity/README.md)',
+    options: { project: { type: 'string' }, 'require-verified-identity': { type: 'string' } },
+    async run(values, { db, clock }) {
+      const projectId = requireString(values, 'project');
+      const state = requireOneOf(values, 'require-verified-identity', ['on', 'off'] as const);
+      const policy = await setIdentityPolicy(db, projectId, state === 'on', clock.now());
+      return { projectId, ...policy };
     },
   },
   {

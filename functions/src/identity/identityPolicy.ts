@@ -1,0 +1,86 @@
+import type { DocumentReference, DocumentSnapshot } from 'firebase-admin/firestore';
+import type { RequestContext } from '../http/route';
+import { PROVIDER_CONFIG_TTL_MS } from './idTokens';
+import type { IdentityIndexEntry } from './model';
+import { identityProviderRef, type IdentityProviderConfig } from './providerConfig';
+
+/**
+ * The project's identity policy, stored beside its identity provider (one per project, both
+ * environments: verified identities come from that provider): `requireVerifiedIdentity`, off by
+ * default, set by `tessera identity-provider policy`. When on, a publishable key cannot ride on a
+ * verified identity with a self-asserted one:
+ * - identify without a valid idToken cannot link a new device to a userId whose identity is
+ *   verified (`401 identity_token_invalid`; link.ts decides inside its transaction, from the
+ *   user's index entry it reads anyway);
+ * - an entitlement read by such a userId answers as for an unknown customer (SDKs read by the
+ *   `cdcust_` id identify returned).
+ *
+ * Cost: the setting is cached per instance for PROVIDER_CONFIG_TTL_MS (60 s, like the provider
+ * config the token verifier caches). When the cache is stale, the settings document rides along
+ * with the request's first read (the API-key re-check of identify, the index-entry read of the
+ * entitlement read): one more document in a `getAll`, no extra round trip. Only a cold key cache
+ * on identify (the key was just read fresh, so no re-check is pending) makes it a round trip of
+ * its own, at most once a minute per instance and project.
+ */
+export interface IdentityPolicy {
+  requireVerifiedIdentity: boolean;
+}
+
+const MAX_PROJECTS = 10_000;
+
+class PolicyCache {
+  private readonly entries = new Map<string, { policy: IdentityPolicy; readAt: number }>();
+
+  fresh(projectId: string, now: number): IdentityPolicy | null {
+    const cached = this.entries.get(projectId);
+    return cached && now >= cached.readAt && now - cached.readAt < PROVIDER_CONFIG_TTL_MS ? cached.policy : null;
+  }
+
+  remember(projectId: string, snapshot: DocumentSnapshot, now: number): IdentityPolicy {
+    const config = snapshot.exists ? (snapshot.data() as Partial<IdentityProviderConfig>) : null;
+    const policy: IdentityPolicy = { requireVerifiedIdentity: config?.requireVerifiedIdentity === true };
+    this.entries.delete(projectId);
+    this.entries.set(projectId, { policy, readAt: now });
+    if (this.entries.size > MAX_PROJECTS) this.entries.delete(this.entries.keys().next().value as string);
+    return policy;
+  }
+}
+
+/** One cache per Deps, i.e. per process in production. */
+const caches = new WeakMap<object, PolicyCache>();
+function cacheOf(ctx: RequestContext<unknown, unknown>): PolicyCache {
+  let cache = caches.get(ctx.deps);
+  if (!cache) {
+    cache = new PolicyCache();
+    caches.set(ctx.deps, cache);
+  }
+  return cache;
+}
+
+const policyRef = (ctx: RequestContext<unknown, unknown>): DocumentReference => identityProviderRef(ctx.deps.db, ctx.auth.projectId);
+
+/** The key's project's policy: cached, else read (carrying the pending API-key re-check). */
+export async function identityPolicy(ctx: RequestContext<unknown, unknown>, now: number): Promise<IdentityPolicy> {
+  const cache = cacheOf(ctx);
+  const cached = cache.fresh(ctx.auth.projectId, now);
+  if (cached) return cached;
+  const [snapshot] = await ctx.scope.getAll(policyRef(ctx));
+  return cache.remember(ctx.auth.projectId, snapshot, now);
+}
+
+/**
+ * For a read that starts with a user's index entry anyway: `alongside` is what to add to that
+ * read (the settings document when the cache is stale, else nothing), and `admits` tells whether
+ * the entry may be answered from. A verified user's entry is hidden under the policy.
+ */
+export function verifiedUserGuard(ctx: RequestContext<unknown, unknown>, now: number): { alongside: DocumentReference[]; admits(entry: IdentityIndexEntry, alongside: DocumentSnapshot[]): boolean } {
+  const cache = cacheOf(ctx);
+  const cached = cache.fresh(ctx.auth.projectId, now);
+  return {
+    alongside: cached ? [] : [policyRef(ctx)],
+    admits(entry, snapshots) {
+      const policy = cached ?? cache.remember(ctx.auth.projectId, snapshots[0], now);
+      return !(policy.requireVerifiedIdentity && entry.assurance === 'verified');
+    },
+  };
+}
