@@ -6,7 +6,9 @@
  * or strings that are not well-formed Unicode. Each is answered 200 at once (the rail stops
  * retrying the same bytes), audited once as `rejected` (signature verified) in the partition its
  * verification established, under its own event id when usable and otherwise an id derived from
- * the verified bytes; nothing else is written, and a re-delivery is a duplicate.
+ * the verified bytes; nothing else is written, and a re-delivery is a duplicate. And the
+ * issue's unverified repros (a forged body claiming a lone-surrogate id) are refused at once
+ * with a 4xx, logged with the request id, and write nothing.
  */
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
@@ -15,6 +17,7 @@ import { rejectionEventId } from '../../functions/src/rails/rejection';
 import { railLogs } from '../../functions/src/rails/logs';
 import { signedNotification, transactionPayload } from './support/applePayloads';
 import { nextPurchaseToken, pushBody } from './support/googleFake';
+import { AppleChain } from './support/appleChain';
 import { auditOf, createRailsWorld, PLAY_PACKAGE, postApple, postGoogle, storedDocuments, WEBHOOK_SECRETS, type RailsWorld } from './support/railsWorld';
 
 let world: RailsWorld;
@@ -205,5 +208,49 @@ describe('Google Play: verified pushes whose data is not a usable notification',
     const body = pushBody({ version: '1.0', packageName: PLAY_PACKAGE, eventTimeMillis: String(Date.now()), testNotification: { version: '1.0' } });
     const res = await send(body)();
     expect(res.body).toMatchObject({ decision: 'no_op', reason: 'test_notification', duplicate: false });
+  });
+});
+
+describe('unverified bodies claiming ids the store cannot encode', () => {
+  /** Refused promptly with a 4xx (401 here; 400 once the pipeline refuses such JSON first), nothing written. */
+  async function expectRefused(send: Send, rail: string): Promise<void> {
+    const before = await storedDocuments(world);
+    const logged = jest.spyOn(railLogs, 'notificationUnverified');
+    try {
+      const started = Date.now();
+      const res = await send();
+      expect(Date.now() - started).toBeLessThan(PROMPT_MS);
+      expect([400, 401]).toContain(res.status);
+      const error = res.body.error as { request_id: string };
+      if (res.status === 401) expect(logged).toHaveBeenCalledWith(error.request_id, rail, world.project.projectId, expect.any(String));
+    } finally {
+      logged.mockRestore();
+    }
+    expect(await storedDocuments(world)).toEqual(before);
+  }
+
+  it('App Store: a payload signed by another chain whose notificationUUID is a lone surrogate', async () => {
+    const forged = signedNotification(new AppleChain(), { notificationType: 'SUBSCRIBED', transaction: transactionPayload(), status: 1, notificationUUID: '\ud800' });
+    await expectRefused(() => postApple(world, forged.signedPayload), 'apple');
+  });
+
+  it('App Store: an unsigned payload (no signature at all) whose notificationUUID is a lone surrogate', async () => {
+    const header = Buffer.from(JSON.stringify({ alg: 'ES256' })).toString('base64url');
+    const body = Buffer.from(JSON.stringify({ notificationType: 'TEST', notificationUUID: '\ud800', signedDate: Date.now(), data: { environment: 'Sandbox' } })).toString('base64url');
+    await expectRefused(() => postApple(world, `${header}.${body}.`), 'apple');
+  });
+
+  it('Stripe: a bad Stripe-Signature on a body whose id is a lone surrogate', async () => {
+    const payload = JSON.stringify({ id: '\ud800', object: 'event', livemode: false, type: 'invoice.paid', created: 1, data: { object: {} } });
+    const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_not_the_endpoint_secret' });
+    await expectRefused(
+      () => world.service.request().post(`/v1/webhooks/stripe/${world.project.projectId}`).set('Content-Type', 'application/json').set('Stripe-Signature', header).send(payload),
+      'stripe',
+    );
+  });
+
+  it('Play: a push without a valid token whose data carries a lone-surrogate purchase token', async () => {
+    const data = Buffer.from(JSON.stringify({ packageName: PLAY_PACKAGE, subscriptionNotification: { notificationType: 4, purchaseToken: '\ud800' } })).toString('base64');
+    await expectRefused(() => postGoogle(world, { message: { data, messageId: '123456' } }, 'not-a-token'), 'google');
   });
 });
