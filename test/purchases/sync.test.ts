@@ -5,7 +5,9 @@
  * ones are 401 invalid_api_key; the payload's environment must be the key's (403 env_mismatch);
  * the customer resolves through originalTransactionId or appAccountToken; a re-sent transaction
  * changes nothing; an older transaction never regresses newer state; a family-shared
- * transaction is never bound to the caller; the projection and one audit entry commit together.
+ * transaction is never bound to the caller; the projection and one audit entry commit together;
+ * a verified transaction whose ids cannot name a document or whose strings are not well-formed
+ * Unicode is the caller's 400 invalid_param_value (never a slow 500) and writes nothing.
  */
 import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../functions/src/audit/model';
@@ -16,7 +18,7 @@ import { describeSecuredRoute } from '../support/securitySuite';
 import { createTestService, expectError, lockHeaders, seedProject } from '../support/harness';
 import { AppleChain } from '../rails/support/appleChain';
 import { renewalPayload, transactionPayload, type TransactionFields } from '../rails/support/applePayloads';
-import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, subscriptionOf, type RailsWorld } from '../rails/support/railsWorld';
+import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, storedDocuments, subscriptionOf, type RailsWorld } from '../rails/support/railsWorld';
 
 describeSecuredRoute({ method: 'POST', path: '/v1/purchases/sync', key: 'any', body: { rail: 'apple', signedTransactionInfo: 'a.b.c' } });
 
@@ -180,6 +182,31 @@ describe('verification', () => {
     const res = await sync({ rail: 'apple', signedTransactionInfo: world.apple.sign(txn), signedRenewalInfo: forgedRenewal });
     expect(res.status).toBe(200);
     expect(activeKeys(res.body.entitlements)).toEqual(['pro']);
+  });
+});
+
+describe('verified transactions the service cannot use', () => {
+  it.each([
+    ['a lone surrogate in transactionId', { transactionId: '2000\ud800' }, 'transactionId'],
+    ['a lone surrogate in appAccountToken', { appAccountToken: '\udc00' }, 'appAccountToken'],
+    ['a path as originalTransactionId', { originalTransactionId: '1/../2' }, 'originalTransactionId'],
+    ['a reserved originalTransactionId', { originalTransactionId: '__otx__' }, 'originalTransactionId'],
+    ['a lone surrogate in productId', { productId: 'pro\ud83d' }, 'productId'],
+  ])('%s: 400 invalid_param_value naming signedTransactionInfo, nothing written', async (_, fields, field) => {
+    const before = await storedDocuments(world);
+    const res = await sync({ rail: 'apple', signedTransactionInfo: world.apple.sign({ ...transactionPayload(), ...fields }) });
+    expectError(res, 400, 'invalid_request_error', 'invalid_param_value');
+    expect(res.body.error.message).toContain('signedTransactionInfo');
+    expect(res.body.error.message).toContain(field);
+    expect(await storedDocuments(world)).toEqual(before);
+  });
+
+  it('ignores renewal info with a string that is not well-formed Unicode (non-fatal)', async () => {
+    const txn = transactionPayload();
+    const renewal = { ...renewalPayload({ originalTransactionId: txn.originalTransactionId as string }), autoRenewProductId: 'pro\ud800' };
+    const res = await sync({ rail: 'apple', signedTransactionInfo: world.apple.sign(txn), signedRenewalInfo: world.apple.sign(renewal) });
+    expect(res.status).toBe(200);
+    expect(res.body.entitlements.map((e: { key: string }) => e.key)).toEqual(['pro']);
   });
 });
 

@@ -3,17 +3,17 @@
  * notification type's effect on entitlements (subscribe, renew, fail to renew with and without
  * grace, grace expiry, expiry, refund, family-sharing revoke, renewal status and plan changes);
  * verification by Apple's library against the configured root (forged, expired, wrong bundle:
- * 401 and a `rejected` audit entry that cannot occupy a real event id); de-duplication on
+ * 401, logged with the request id, nothing written under any id it names); de-duplication on
  * notificationUUID; out-of-order delivery never regresses state; `Production` lands in
  * production, anything else in sandbox, and neither touches the other.
  */
 import { randomUUID } from 'node:crypto';
 import { DAY } from '../../functions/src/clock';
 import { linkHints } from '../../functions/src/identity/repository';
-import { rejectedEventId } from '../../functions/src/rails/rejection';
+import { railLogs } from '../../functions/src/rails/logs';
 import { AppleChain } from './support/appleChain';
 import { renewalPayload, signedNotification, transactionPayload, type NotificationFields, type TransactionFields } from './support/applePayloads';
-import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, postApple, subscriptionOf, type RailsWorld } from './support/railsWorld';
+import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, postApple, storedDocuments, subscriptionOf, type RailsWorld } from './support/railsWorld';
 import { expectError } from '../support/harness';
 
 let world: RailsWorld;
@@ -223,15 +223,21 @@ describe('delivery', () => {
 });
 
 describe('verification', () => {
-  it('rejects a forged notification (401), audits it as rejected, and never lets it occupy the real event id', async () => {
+  it('rejects a forged notification (401), logs it with the request id, writes nothing and never occupies the real event id', async () => {
     const forger = new AppleChain();
     const uuid = randomUUID();
     const txn = transactionPayload();
     const forged = signedNotification(forger, { notificationType: 'SUBSCRIBED', transaction: txn, status: 1, notificationUUID: uuid, signedDate: nextSignedDate() });
-    const res = await postApple(world, forged.signedPayload);
-    expectError(res, 401, 'authentication_error', 'invalid_api_key');
-    const rejectedId = rejectedEventId('apple', Buffer.from(JSON.stringify({ signedPayload: forged.signedPayload })));
-    expect(await auditOf(world, 'test', rejectedId)).toMatchObject({ decision: 'rejected', signatureVerified: false, reconciledWithProvider: false, details: { claimedEventId: uuid } });
+    const before = await storedDocuments(world);
+    const logged = jest.spyOn(railLogs, 'notificationUnverified');
+    try {
+      const res = await postApple(world, forged.signedPayload);
+      expectError(res, 401, 'authentication_error', 'invalid_api_key');
+      expect(logged).toHaveBeenCalledWith(res.body.error.request_id, 'apple', world.project.projectId, expect.stringMatching(/^signature_invalid: /));
+    } finally {
+      logged.mockRestore();
+    }
+    expect(await storedDocuments(world)).toEqual(before);
     expect(await auditOf(world, 'test', uuid)).toBeNull();
     expect(await customerOf(world, 'test', 'apple_otx', txn.originalTransactionId as string)).toBeNull();
     // The genuine notification with that id is processed normally afterwards.

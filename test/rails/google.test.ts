@@ -1,7 +1,7 @@
 /**
  * Guarantees of POST /v1/webhooks/google/{projectId} (Play real-time developer notifications
  * pushed by Pub/Sub): the push's OIDC token is verified (issuer, audience, expiry, signing key,
- * service account) and a failure is 401 and audited `rejected`; every subscription notification
+ * service account) and a failure is 401, logged with the request id, and writes nothing; every subscription notification
  * type drives entitlements from the state re-read through `purchases.subscriptionsv2.get` with
  * the service account from the secret store; a voided purchase or a revocation takes access
  * back; license-tested purchases are reconciled into sandbox; duplicates change nothing; an
@@ -11,10 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { DAY } from '../../functions/src/clock';
 import { linkHints } from '../../functions/src/identity/repository';
 import { purchaseTokenHash } from '../../functions/src/rails/google/notification';
-import { rejectedEventId } from '../../functions/src/rails/rejection';
+import { railLogs } from '../../functions/src/rails/logs';
 import { expectError } from '../support/harness';
 import { GoogleFake, nextPurchaseToken, playPurchase, pushBody } from './support/googleFake';
-import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, PLAY_PACKAGE, PLAY_SERVICE_ACCOUNT, postGoogle, subscriptionOf, type RailsWorld } from './support/railsWorld';
+import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, PLAY_PACKAGE, PLAY_SERVICE_ACCOUNT, postGoogle, storedDocuments, subscriptionOf, type RailsWorld } from './support/railsWorld';
 
 let world: RailsWorld;
 beforeAll(async () => {
@@ -176,10 +176,16 @@ describe('delivery', () => {
 describe('push token verification', () => {
   const rejected = async (token: string | null) => {
     const body = pushBody(notification(nextPurchaseToken(), 4));
-    const res = await postGoogle(world, body, token);
-    expectError(res, 401, 'authentication_error', 'invalid_api_key');
-    const audit = await auditOf(world, 'live', rejectedEventId('google', Buffer.from(JSON.stringify(body))));
-    expect(audit).toMatchObject({ decision: 'rejected', signatureVerified: false, rail: 'google' });
+    const before = await storedDocuments(world);
+    const logged = jest.spyOn(railLogs, 'notificationUnverified');
+    try {
+      const res = await postGoogle(world, body, token);
+      expectError(res, 401, 'authentication_error', 'invalid_api_key');
+      expect(logged).toHaveBeenCalledWith(res.body.error.request_id, 'google', world.project.projectId, expect.stringMatching(/^push_token_invalid: /));
+    } finally {
+      logged.mockRestore();
+    }
+    expect(await storedDocuments(world)).toEqual(before);
     expect(await auditOf(world, 'live', (body.message as { messageId: string }).messageId)).toBeNull();
   };
 

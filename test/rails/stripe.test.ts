@@ -1,7 +1,8 @@
 /**
  * Guarantees of POST /v1/webhooks/stripe/{projectId}: the Stripe-Signature is checked by the
  * `stripe` library on the raw body with the signing secret of the event's mode (forged,
- * tampered, stale-timestamp and wrong-mode events are 401 and audited `rejected`); subscription
+ * tampered, stale-timestamp and wrong-mode events are 401, logged with the request id, and write
+ * nothing — no audit entry, no de-duplication claim, no customer); subscription
  * created / updated / deleted, invoice paid / payment failed, charge refunded and disputes lost
  * drive the customer's entitlements, found through the linked Stripe customer id or the
  * checkout's metadata; state is rebuilt from Stripe's API, so late or reordered events never
@@ -9,10 +10,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { linkHints } from '../../functions/src/identity/repository';
-import { rejectedEventId } from '../../functions/src/rails/rejection';
+import { railLogs } from '../../functions/src/rails/logs';
 import { createTestService, expectError, seedProject } from '../support/harness';
 import { stripeEvent, stripeIds, stripeSubscription } from './support/stripeFake';
-import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, postStripe, subscriptionOf, WEBHOOK_SECRETS, type RailsWorld } from './support/railsWorld';
+import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, postStripe, storedDocuments, subscriptionOf, WEBHOOK_SECRETS, type RailsWorld } from './support/railsWorld';
 
 let world: RailsWorld;
 beforeAll(async () => {
@@ -238,13 +239,21 @@ describe('delivery', () => {
 });
 
 describe('verification', () => {
-  it('rejects a wrong signing secret (401) and audits the rejection under an id the claimed event cannot take', async () => {
+  it('rejects a wrong signing secret (401) at once, logs it with the request id and writes nothing', async () => {
     const event = stripeEvent('customer.subscription.created', stripeSubscription({ id: stripeIds.subscription(), customer: stripeIds.customer() }), { created: nextCreated() });
-    const res = await postStripe(world, event, { secret: 'whsec_not_the_endpoint_secret' });
-    expectError(res, 401, 'authentication_error', 'invalid_api_key');
-    const rejected = await auditOf(world, 'test', rejectedEventId('stripe', Buffer.from(JSON.stringify(event))));
-    expect(rejected).toMatchObject({ decision: 'rejected', signatureVerified: false, details: { claimedEventId: event.id } });
-    expect(await auditOf(world, 'test', event.id as string)).toBeNull();
+    const before = await storedDocuments(world);
+    const logged = jest.spyOn(railLogs, 'notificationUnverified');
+    try {
+      const res = await postStripe(world, event, { secret: 'whsec_not_the_endpoint_secret' });
+      expectError(res, 401, 'authentication_error', 'invalid_api_key');
+      expect(logged).toHaveBeenCalledWith(res.body.error.request_id, 'stripe', world.project.projectId, expect.stringMatching(/^signature_invalid: /));
+    } finally {
+      logged.mockRestore();
+    }
+    expect(await storedDocuments(world)).toEqual(before);
+    // The genuine event with that id is then processed normally: nothing was claimed in its name.
+    world.stripe.subscriptions.set((event.data as { object: { id: string } }).object.id, (event.data as { object: Record<string, unknown> }).object);
+    expect((await postStripe(world, event)).body).toMatchObject({ eventId: event.id, decision: 'applied', duplicate: false });
   });
 
   it('rejects a tampered body, a stale timestamp and a missing header (401)', async () => {

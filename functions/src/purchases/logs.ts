@@ -5,6 +5,9 @@ export const purchaseLogs = {
   transactionRejected(requestId: string, projectId: string, reason: string): void {
     logger.warn('purchase sync: transaction failed verification', { requestId, projectId, reason });
   },
+  transactionUnusable(requestId: string, projectId: string, reason: string): void {
+    logger.warn('purchase sync: verified transaction unusable', { requestId, projectId, reason });
+  },
   renewalInfoIgnored(requestId: string, projectId: string, reason: string): void {
     logger.info('purchase sync: renewal info ignored', { requestId, projectId, reason });
   },

@@ -4,6 +4,7 @@ import type { RequestContext } from '../http/route';
 import { toPublicEntitlements } from '../entitlements/publicShape';
 import type { PublicEntitlement } from '../entitlements/model';
 import { appleFacts, appleOwner, isFamilyShared } from '../rails/apple/owner';
+import { appleRenewalProblem, appleTransactionProblem } from '../rails/apple/shape';
 import { appleSnapshot } from '../rails/apple/state';
 import { AppleVerificationFailed, appleVerifiers, type AppleEnvironment } from '../rails/apple/verifier';
 import { readRailsConfig, type AppleRailConfig } from '../rails/config';
@@ -57,6 +58,12 @@ export async function syncApplePurchase(ctx: RequestContext, input: AppleSyncInp
   if (payloadEnv !== ctx.auth.wireEnv) {
     throw new ApiError('env_mismatch', `This ${ctx.auth.wireEnv} key cannot sync a ${payloadEnv} transaction.`);
   }
+  // Signed by Apple, yet its fields name documents and are stored: a payload the service cannot use is the caller's 400.
+  const problem = appleTransactionProblem(transaction as unknown as Record<string, unknown>);
+  if (problem) {
+    purchaseLogs.transactionUnusable(ctx.requestId, scope.projectId, problem);
+    throw invalidParam(`Invalid value for \`signedTransactionInfo\`: ${problem.replace(/^malformed_payload: /, '')}.`);
+  }
   if (!transaction.transactionId || !transaction.originalTransactionId || !transaction.productId || transaction.signedDate === undefined) {
     throw invalidParam('signedTransactionInfo lacks transactionId, originalTransactionId, productId or signedDate.');
   }
@@ -103,6 +110,11 @@ async function optionalRenewal(
   if (!signedRenewalInfo) return null;
   try {
     const renewal = await appleVerifiers(ctx.deps.rails.apple.onlineChecks).verifyRenewalInfo(config, environment, signedRenewalInfo);
+    const problem = appleRenewalProblem(renewal as unknown as Record<string, unknown>);
+    if (problem) {
+      purchaseLogs.renewalInfoIgnored(ctx.requestId, ctx.scope.projectId, problem);
+      return null;
+    }
     return renewal.originalTransactionId === transaction.originalTransactionId ? renewal : null;
   } catch (err) {
     purchaseLogs.renewalInfoIgnored(ctx.requestId, ctx.scope.projectId, err instanceof AppleVerificationFailed ? err.reason : 'unverifiable');

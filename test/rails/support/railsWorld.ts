@@ -156,3 +156,18 @@ export async function entitlementsOf(world: RailsWorld, env: Env, customerId: st
 }
 
 export const activeKeys = (entitlements: PublicEntitlementBody[]): string[] => entitlements.filter((e) => e.isActive).map((e) => e.key).sort();
+
+/**
+ * How many documents each collection of both partitions holds (`test/audit: 12`, …): compared
+ * before and after a request to prove it wrote nothing (tests in one file run one at a time).
+ */
+export async function storedDocuments(world: RailsWorld): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const env of ['test', 'live'] as const) {
+    const partition = world.scope(env).collection('audit').parent!;
+    for (const collection of await partition.listCollections()) {
+      counts[`${env}/${collection.id}`] = (await collection.count().get()).data().count;
+    }
+  }
+  return counts;
+}

@@ -1,6 +1,6 @@
 import type { JWSRenewalInfoDecodedPayload, JWSTransactionDecodedPayload, ResponseBodyV2DecodedPayload } from '@apple/app-store-server-library';
 import type { Deps } from '../../app/deps';
-import { ApiError, invalidParam } from '../../http/errors';
+import { invalidParam } from '../../http/errors';
 import type { Reply, RequestContext } from '../../http/route';
 import { toWireEnv, type Env } from '../../store/env';
 import { recorded } from '../answer';
@@ -8,11 +8,12 @@ import type { AppleRailConfig } from '../config';
 import { decideRailEvent } from '../decision';
 import { railLogs } from '../logs';
 import { railEventType } from '../model';
-import { auditRejection } from '../rejection';
+import { answerUnusable, UnusableNotification, unverified } from '../rejection';
 import { loadWebhookTarget, verifiedScope, type WebhookTarget } from '../target';
 import { appleFacts, appleOwner } from './owner';
+import { appleNotificationProblem, appleRenewalProblem, appleTransactionProblem } from './shape';
 import { appleEventName, appleSnapshot } from './state';
-import { AppleVerificationFailed, appleVerifiers, claimedNotificationEnvironment, unverifiedJwsPayload, type AppleEnvironment } from './verifier';
+import { AppleVerificationFailed, appleVerifiers, claimedNotificationEnvironment, type AppleEnvironment } from './verifier';
 
 /**
  * `POST /v1/webhooks/apple/{projectId}`: App Store Server Notifications V2. The body is
@@ -38,20 +39,9 @@ export async function handleAppleNotification(ctx: RequestContext): Promise<Repl
   try {
     verified = await verifyNotification(deps, config, claimed, signedPayload);
   } catch (err) {
+    if (err instanceof UnusableNotification) return answerUnusable(ctx, target, env, 'apple', err, signedPayload, receivedAt);
     if (!(err instanceof AppleVerificationFailed) || err.retryable) throw err;
-    const scope = verifiedScope(deps, target, env, ctx.roundTrips);
-    const claimedEventId = unverifiedJwsPayload(signedPayload)?.notificationUUID;
-    const auditEventId = await auditRejection({
-      scope,
-      rail: 'apple',
-      rawBody: ctx.rawBody,
-      reason: `signature_invalid: ${err.reason}`,
-      claimedEventId: typeof claimedEventId === 'string' ? claimedEventId : null,
-      receivedAt,
-      now: deps.clock.now(),
-    });
-    railLogs.notificationRejected('apple', target.projectId, env, err.reason, auditEventId);
-    throw new ApiError('invalid_api_key', 'The App Store notification failed signature verification.', { internal: err.reason });
+    throw unverified(ctx, 'apple', target.projectId, `signature_invalid: ${err.reason}`, 'The App Store notification failed signature verification.');
   }
   return decide(ctx, target, env, verified, receivedAt);
 }
@@ -62,16 +52,24 @@ interface VerifiedNotification {
   renewal: JWSRenewalInfoDecodedPayload | null;
 }
 
+/**
+ * Verifies the payload, then its nested signed transaction and renewal info. A signature that
+ * fails is an AppleVerificationFailed (401, nothing written); a payload that verified but cannot
+ * be used is an UnusableNotification (recorded as rejected).
+ */
 async function verifyNotification(deps: Deps, config: AppleRailConfig, environment: AppleEnvironment, signedPayload: string): Promise<VerifiedNotification> {
   const verifiers = appleVerifiers(deps.rails.apple.onlineChecks);
   const payload = await verifiers.verifyNotification(config, environment, signedPayload);
-  if (!payload.notificationUUID || payload.signedDate === undefined) throw new AppleVerificationFailed('payload lacks notificationUUID or signedDate');
+  const problem = appleNotificationProblem(payload as unknown as Record<string, unknown>);
+  if (problem) throw new UnusableNotification(problem, payload.notificationUUID);
   const data = payload.data;
   const transaction = data?.signedTransactionInfo ? await verifiers.verifyTransactionIn(config, environment, data.signedTransactionInfo) : null;
   const renewal = data?.signedRenewalInfo ? await verifiers.verifyRenewalInfo(config, environment, data.signedRenewalInfo) : null;
-  if (transaction && renewal && renewal.originalTransactionId !== transaction.originalTransactionId) {
-    throw new AppleVerificationFailed('renewal info belongs to another subscription');
-  }
+  const nestedProblem =
+    (transaction && appleTransactionProblem(transaction as unknown as Record<string, unknown>)) ||
+    (renewal && appleRenewalProblem(renewal as unknown as Record<string, unknown>)) ||
+    (transaction && renewal && renewal.originalTransactionId !== transaction.originalTransactionId ? 'malformed_payload: renewal info belongs to another subscription' : null);
+  if (nestedProblem) throw new UnusableNotification(nestedProblem, payload.notificationUUID);
   return { payload, transaction, renewal };
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApiError, invalidParam } from '../../http/errors';
+import { invalidParam } from '../../http/errors';
 import type { Reply, RequestContext } from '../../http/route';
 import type { Env } from '../../store/env';
 import { recorded } from '../answer';
@@ -8,10 +8,10 @@ import { resolveRailCustomer, type RailIdentity } from '../customers';
 import { decideRailEvent, type RailDecision } from '../decision';
 import { railLogs } from '../logs';
 import { railEventType, type SubscriptionRecord } from '../model';
-import { auditRejection } from '../rejection';
+import { answerUnusable, UnusableNotification, unverified } from '../rejection';
 import { loadWebhookTarget, verifiedScope, type WebhookTarget } from '../target';
 import { readPlaySubscription, type PlaySubscription } from './playApi';
-import { parsePush, SUBSCRIPTION_NOTIFICATION_TYPES, type DeveloperNotification } from './pubsub';
+import { readPush, SUBSCRIPTION_NOTIFICATION_TYPES, type DeveloperNotification } from './pubsub';
 import { PushTokenRejected, verifyPushToken } from './pushToken';
 import { playSnapshot } from './state';
 
@@ -32,9 +32,12 @@ export async function handleGoogleNotification(ctx: RequestContext): Promise<Rep
   if (candidates.length === 0) throw invalidParam('The Google Play rail is not configured for this project.');
 
   const config = await authenticatedConfig(ctx, target, candidates, receivedAt);
-  const push = parsePush(ctx.body);
-  if (!push) throw invalidParam('The body is not a Pub/Sub push of a Play developer notification.');
-  const { messageId, notification } = push;
+  const read = readPush(ctx.body);
+  if (!('push' in read)) {
+    // Verified as Pub/Sub's, but unusable: recorded in the partition Play notifications default to.
+    return answerUnusable(ctx, target, 'live', 'google', new UnusableNotification(read.problem, read.messageId), ctx.rawBody, receivedAt);
+  }
+  const { messageId, notification } = read.push;
   const base = {
     rail: 'google' as const,
     eventId: messageId,
@@ -74,7 +77,7 @@ export async function handleGoogleNotification(ctx: RequestContext): Promise<Rep
   return acknowledge('notification_type_not_handled', 'notification');
 }
 
-/** The configuration whose push audience the token verifies against; a rejection is audited. */
+/** The configuration whose push audience the token verifies against; a failure writes nothing. */
 async function authenticatedConfig(ctx: RequestContext, target: WebhookTarget, candidates: GoogleRailConfig[], receivedAt: number): Promise<GoogleRailConfig> {
   const { deps } = ctx;
   const reasons: string[] = [];
@@ -87,12 +90,7 @@ async function authenticatedConfig(ctx: RequestContext, target: WebhookTarget, c
       reasons.push(err.reason);
     }
   }
-  const reason = `push_token_invalid: ${[...new Set(reasons)].join('; ')}`;
-  const scope = verifiedScope(deps, target, 'live', ctx.roundTrips);
-  const claimed = parsePush(ctx.body)?.messageId ?? null;
-  const auditEventId = await auditRejection({ scope, rail: 'google', rawBody: ctx.rawBody, reason, claimedEventId: claimed, receivedAt, now: deps.clock.now() });
-  railLogs.notificationRejected('google', target.projectId, 'live', reason, auditEventId);
-  throw new ApiError('invalid_api_key', 'The Pub/Sub push token failed verification.', { internal: reason });
+  throw unverified(ctx, 'google', target.projectId, `push_token_invalid: ${[...new Set(reasons)].join('; ')}`, 'The Pub/Sub push token failed verification.');
 }
 
 export const purchaseTokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');

@@ -1,8 +1,9 @@
 import Stripe from 'stripe';
 import type { Deps } from '../../app/deps';
-import { ApiError, invalidParam } from '../../http/errors';
+import { invalidParam } from '../../http/errors';
 import type { Reply, RequestContext } from '../../http/route';
 import { toWireEnv, type Env } from '../../store/env';
+import { isUsableDocId } from '../../store/ids';
 import type { EnvScope } from '../../store/scope';
 import { recorded } from '../answer';
 import type { StripeRailConfig } from '../config';
@@ -10,8 +11,8 @@ import { resolveRailCustomer } from '../customers';
 import { decideRailEvent, type RailDecision, type RailDecisionInput } from '../decision';
 import { railLogs } from '../logs';
 import { railEventType, type SubscriptionRecord, type SubscriptionSnapshot } from '../model';
-import { auditRejection } from '../rejection';
-import { loadWebhookTarget, verifiedScope } from '../target';
+import { answerUnusable, UnusableNotification, unverified } from '../rejection';
+import { loadWebhookTarget, verifiedScope, type WebhookTarget } from '../target';
 import {
   fieldNumber,
   fieldObject,
@@ -26,6 +27,7 @@ import {
 } from './objects';
 import { recordPaymentLinks, subscriptionForPayment } from './payments';
 import { readStripeSubscription } from './provider';
+import { stripeEventProblem } from './shape';
 import { stripeSnapshot, type StripeOverlay } from './state';
 
 /**
@@ -53,28 +55,52 @@ export async function handleStripeNotification(ctx: RequestContext): Promise<Rep
   const { deps } = ctx;
   const receivedAt = deps.clock.now();
   const target = await loadWebhookTarget(deps, ctx.params.projectId, ctx.roundTrips);
-  const claimedEnv: Env = (ctx.body as { livemode?: unknown } | null)?.livemode === true ? 'live' : 'test';
-  const config = target.configs[claimedEnv].stripe;
-  if (!config) throw invalidParam(`Stripe is not configured for this project's ${toWireEnv(claimedEnv)} environment.`);
-  const signingSecret = await deps.secrets.read(config.webhookSecretRef);
-
-  let event: Stripe.Event;
+  const verified = await verifyStripeBody(ctx, target, receivedAt);
+  const { env, config, payload } = verified;
   try {
-    event = Stripe.webhooks.constructEvent(ctx.rawBody, ctx.header('stripe-signature') ?? '', signingSecret, undefined, undefined, receivedAt);
+    const problem = stripeEventProblem(payload);
+    if (problem) throw new UnusableNotification(problem, fieldObject(payload)?.id);
+    const event = payload as Stripe.Event;
+    const scope = verifiedScope(deps, target, env, ctx.roundTrips);
+    const outcome = await decideStripeEvent(deps, scope, config, event, receivedAt);
+    railLogs.notificationDecided('stripe', target.projectId, env, event.id, outcome.decision, outcome.reason, outcome.duplicate);
+    return recorded(event.id, env, outcome);
   } catch (err) {
-    const scope = verifiedScope(deps, target, claimedEnv, ctx.roundTrips);
-    const reason = `signature_invalid: ${err instanceof Error ? err.message.slice(0, 200) : 'unknown'}`;
-    const claimedEventId = fieldString((ctx.body as StripeObject | null)?.id);
-    const auditEventId = await auditRejection({ scope, rail: 'stripe', rawBody: ctx.rawBody, reason, claimedEventId, receivedAt, now: deps.clock.now() });
-    railLogs.notificationRejected('stripe', target.projectId, claimedEnv, 'signature_invalid', auditEventId);
-    throw new ApiError('invalid_api_key', 'The Stripe-Signature header does not verify against this endpoint’s signing secret.');
+    if (!(err instanceof UnusableNotification)) throw err;
+    return answerUnusable(ctx, target, env, 'stripe', err, ctx.rawBody, receivedAt);
   }
+}
 
-  const env: Env = event.livemode ? 'live' : 'test';
-  const scope = verifiedScope(deps, target, env, ctx.roundTrips);
-  const outcome = await decideStripeEvent(deps, scope, config, event, receivedAt);
-  railLogs.notificationDecided('stripe', target.projectId, env, event.id, outcome.decision, outcome.reason, outcome.duplicate);
-  return recorded(event.id, env, outcome);
+interface VerifiedStripeBody {
+  /** The mode whose signing secret verified the body: the partition it belongs to. */
+  env: Env;
+  config: StripeRailConfig;
+  /** The verified body as parsed (any JSON value: its shape is checked next). */
+  payload: unknown;
+}
+
+/**
+ * The body verified with the signing secret of the mode it claims (`livemode`). A body that
+ * claims no mode (not an object, or no boolean `livemode`) is tried with each configured mode's
+ * secret, and belongs to the mode whose secret verified it.
+ */
+async function verifyStripeBody(ctx: RequestContext, target: WebhookTarget, receivedAt: number): Promise<VerifiedStripeBody> {
+  const livemode = fieldObject(ctx.body)?.livemode;
+  const claimed: Env[] = typeof livemode === 'boolean' ? [livemode ? 'live' : 'test'] : ['test', 'live'];
+  const configured = claimed.filter((env) => target.configs[env].stripe);
+  if (configured.length === 0) throw invalidParam(`Stripe is not configured for this project's ${toWireEnv(claimed[0])} environment.`);
+  const failures: string[] = [];
+  for (const env of configured) {
+    const config = target.configs[env].stripe!;
+    const signingSecret = await ctx.deps.secrets.read(config.webhookSecretRef);
+    try {
+      const payload: unknown = Stripe.webhooks.constructEvent(ctx.rawBody, ctx.header('stripe-signature') ?? '', signingSecret, undefined, undefined, receivedAt);
+      return { env, config, payload };
+    } catch (err) {
+      failures.push(`${env}: ${err instanceof Error ? err.message.slice(0, 200) : 'unknown'}`);
+    }
+  }
+  throw unverified(ctx, 'stripe', target.projectId, `signature_invalid: ${failures.join('; ')}`, 'The Stripe-Signature header does not verify against this endpoint’s signing secret.');
 }
 
 async function decideStripeEvent(deps: Deps, scope: EnvScope, config: StripeRailConfig, event: Stripe.Event, receivedAt: number): Promise<RailDecision> {
@@ -92,7 +118,7 @@ async function decideStripeEvent(deps: Deps, scope: EnvScope, config: StripeRail
     decideRailEvent({ ...base, now: deps.clock.now(), subscriptionId: null, customerId: null, reconciledWithProvider: false, snapshot: () => null, noSnapshotReason: reason });
 
   if (SUBSCRIPTION_EVENTS.has(event.type)) {
-    return reconcile(deps, scope, config, base, String(object.id), object, {});
+    return reconcile(deps, scope, config, base, object.id, object, {});
   }
   if (INVOICE_EVENTS.has(event.type)) {
     const subscriptionId = subscriptionIdOfInvoice(object);
@@ -131,10 +157,12 @@ async function reconcile(
   scope: EnvScope,
   config: StripeRailConfig,
   base: StripeBase,
-  subscriptionId: string,
+  subscriptionId: unknown,
   carried: StripeObject | null,
   extras: ReconcileExtras,
 ): Promise<RailDecision> {
+  // It names the subscription record and a path at Stripe's API: checked before anything is read or written.
+  if (!isUsableDocId(subscriptionId)) throw new UnusableNotification('malformed_event: the subscription id is not a usable id', base.eventId);
   const readAt = deps.clock.now();
   let current: StripeObject | null;
   try {
