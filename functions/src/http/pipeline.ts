@@ -16,9 +16,10 @@ import type { EnvScope } from '../store/scope';
 
 /**
  * The one request pipeline every endpoint group runs, in the spec's verification order:
- * request id → CORS / preflight → path normalisation → route → body limit and JSON parsing →
- * key extraction and lookup → platform lock → rate limit → envelope environment → validation →
- * handler → error envelope. The Express app it returns is what the functions export and what
+ * request id → CORS / preflight → path normalisation → route and its parameters (strict URL
+ * decoding) → body limit, JSON parsing and the request-text rules (UTF-8, well-formed Unicode,
+ * nesting; README.md) → key extraction and lookup → platform lock → rate limit → envelope
+ * environment → query (strict URL decoding) and validation → handler → error envelope. The Express app it returns is what the functions export and what
  * the local runner mounts.
  */
 export function createApiApp(routes: readonly CompiledRoute[], deps: Deps): Express {
