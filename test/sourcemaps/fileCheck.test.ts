@@ -61,6 +61,15 @@ describe('checkUploadFile', () => {
     expect(codeOf({ fileUrl: url, sourceMap: base64Json(nested) })).toBe('invalid_sourcemap');
   });
 
+  it('refuses sections nested past the nesting limit as invalid_sourcemap, never a stack overflow', () => {
+    // As text: JSON.stringify itself would overflow at this depth.
+    const nestedSections = (levels: number) =>
+      Buffer.from(`${'{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":'.repeat(levels)}${JSON.stringify(smallMap())}${'}]}'.repeat(levels)}`).toString('base64');
+    expect(codeOf({ fileUrl: url, sourceMap: nestedSections(3) })).toBe('ok');
+    const check = checkUploadFile({ fileUrl: url, sourceMap: nestedSections(20_000) });
+    expect(check).toMatchObject({ ok: false, code: 'invalid_sourcemap', message: expect.stringContaining('64 levels') });
+  });
+
   it('checks the URL first, then presence, then the map', () => {
     expect(codeOf({ fileUrl: 'relative.js' })).toBe('invalid_runtime_url');
     expect(codeOf({ fileUrl: url })).toBe('missing_sourcemap');

@@ -1,5 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import type { Request } from 'express';
 import { ApiError } from './errors';
+import { findJsonProblem, formatJsonPath, type JsonProblem } from './jsonShape';
 
 /**
  * Reads the body as bytes, with a limit. Cloud Functions has already buffered it into
@@ -33,16 +35,44 @@ function tooLarge(limit: number): ApiError {
   return new ApiError('invalid_param_value', `Request body exceeds the limit of ${limit} bytes.`);
 }
 
-/** JSON bodies only; a wrong content type or malformed JSON is a 400, never a 500. */
+/**
+ * JSON bodies only; a wrong content type, bytes that are not UTF-8, malformed JSON, nesting
+ * beyond the limit or a string that is not well-formed Unicode is a 400, never a 500.
+ */
 export function parseJsonBody(raw: Buffer, contentType: string | undefined): unknown {
   if (raw.length === 0) return {};
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json' && !type.endsWith('+json')) {
     throw new ApiError('invalid_param_value', `Content-Type must be application/json (got ${type || 'none'}).`);
   }
+  // Decoding would silently turn invalid bytes into U+FFFD; refuse them instead (JSON is UTF-8).
+  if (!isUtf8(raw)) throw new ApiError('invalid_param_value', 'The request body is not valid UTF-8.', { internal: 'body: invalid UTF-8' });
+  let body: unknown;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    body = JSON.parse(raw.toString('utf8'));
   } catch {
     throw new ApiError('invalid_param_value', 'The request body is not valid JSON.');
+  }
+  const problem = findJsonProblem(body);
+  if (problem) throw jsonProblemError(problem);
+  return body;
+}
+
+/** `400 invalid_param_value` naming the field; the internal detail makes the log line searchable. */
+export function jsonProblemError(problem: JsonProblem): ApiError {
+  const field = formatJsonPath(problem.path) || 'body';
+  switch (problem.kind) {
+    case 'ill_formed_string':
+      return new ApiError('invalid_param_value', `Invalid value for \`${field}\`: not well-formed Unicode (it contains a lone UTF-16 surrogate).`, {
+        internal: `ill-formed Unicode at ${field}`,
+      });
+    case 'ill_formed_key':
+      return new ApiError('invalid_param_value', `Invalid field name \`${field}\`: not well-formed Unicode (it contains a lone UTF-16 surrogate).`, {
+        internal: `ill-formed Unicode key at ${field}`,
+      });
+    case 'too_deep':
+      return new ApiError('invalid_param_value', `Invalid value for \`${field}\`: JSON may nest at most ${problem.maxDepth} levels deep.`, {
+        internal: `nesting deeper than ${problem.maxDepth} at ${field}`,
+      });
   }
 }

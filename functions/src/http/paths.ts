@@ -1,4 +1,5 @@
 import type { CompiledRoute, HttpMethod } from './route';
+import { decodeUrlComponent } from './urlParts';
 
 /** `/events`, `/v1/events/`, `//v1//events` → `/v1/events`. Every path is served with or without `/v1`. */
 export function canonicalPath(rawPath: string): string {
@@ -12,7 +13,11 @@ export interface RouteMatch {
   params: Record<string, string>;
 }
 
-/** A route table: exact segment matching, `:name` segments captured (URL-decoded). */
+/**
+ * A route table: exact segment matching, `:name` segments captured. A route is chosen on the
+ * raw segments; its parameters are then decoded strictly, so a malformed or non-UTF-8
+ * percent-encoding is `400 invalid_param_value` naming the parameter.
+ */
 export class RouteTable {
   private readonly entries: { method: HttpMethod; segments: string[]; route: CompiledRoute }[] = [];
 
@@ -26,22 +31,17 @@ export class RouteTable {
 
   match(method: string, path: string): RouteMatch | null {
     const segments = path.split('/').filter(Boolean);
-    for (const entry of this.entries) {
-      if (entry.method !== method || entry.segments.length !== segments.length) continue;
-      const params: Record<string, string> = {};
-      let ok = true;
-      for (let i = 0; i < segments.length && ok; i += 1) {
-        const pattern = entry.segments[i];
-        if (pattern.startsWith(':')) {
-          try {
-            params[pattern.slice(1)] = decodeURIComponent(segments[i]);
-          } catch {
-            ok = false;
-          }
-        } else ok = pattern === segments[i];
-      }
-      if (ok) return { route: entry.route, params };
-    }
-    return null;
+    const entry = this.entries.find(
+      (candidate) =>
+        candidate.method === method &&
+        candidate.segments.length === segments.length &&
+        candidate.segments.every((pattern, i) => pattern.startsWith(':') || pattern === segments[i]),
+    );
+    if (!entry) return null;
+    const params: Record<string, string> = {};
+    entry.segments.forEach((pattern, i) => {
+      if (pattern.startsWith(':')) params[pattern.slice(1)] = decodeUrlComponent(segments[i], `path parameter \`${pattern.slice(1)}\``);
+    });
+    return { route: entry.route, params };
   }
 }

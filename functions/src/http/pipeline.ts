@@ -10,14 +10,16 @@ import { logs } from './logs';
 import { canonicalPath, RouteTable } from './paths';
 import { enforceRateLimit } from './rateLimit';
 import { newRequestId } from './requestId';
+import { parseQueryString } from './urlParts';
 import { DEFAULT_BODY_LIMIT, type AuthContext, type CompiledRoute, type HttpMethod, type Reply, type RequestContext } from './route';
 import type { EnvScope } from '../store/scope';
 
 /**
  * The one request pipeline every endpoint group runs, in the spec's verification order:
- * request id → CORS / preflight → path normalisation → route → body limit and JSON parsing →
- * key extraction and lookup → platform lock → rate limit → envelope environment → validation →
- * handler → error envelope. The Express app it returns is what the functions export and what
+ * request id → CORS / preflight → path normalisation → route and its parameters (strict URL
+ * decoding) → body limit, JSON parsing and the request-text rules (UTF-8, well-formed Unicode,
+ * nesting; README.md) → key extraction and lookup → platform lock → rate limit → envelope
+ * environment → query (strict URL decoding) and validation → handler → error envelope. The Express app it returns is what the functions export and what
  * the local runner mounts.
  */
 export function createApiApp(routes: readonly CompiledRoute[], deps: Deps): Express {
@@ -53,7 +55,8 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
       if (route.rateLimit) await enforceRateLimit(deps, auth, route.rateLimit, roundTrips);
       checkEnvelopeEnvironment(parsedBody, auth);
     }
-    const query = route.validateQuery ? route.validateQuery(plainQuery(req)) : plainQuery(req);
+    const rawQuery = parseQueryString(req.originalUrl ?? req.url);
+    const query = route.validateQuery ? route.validateQuery(rawQuery) : rawQuery;
     const body = route.validateBody ? route.validateBody(parsedBody) : parsedBody;
 
     const ctx: RequestContext<unknown, unknown> = {
@@ -124,14 +127,4 @@ function checkEnvelopeEnvironment(body: unknown, auth: AuthContext): void {
   if (isWireEnv(declared) && declared !== auth.wireEnv) {
     throw new ApiError('env_mismatch', `This ${auth.wireEnv} key cannot be used for ${declared} data.`);
   }
-}
-
-function plainQuery(req: Request): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  const url = new URL(req.originalUrl ?? req.url, 'http://local');
-  for (const key of new Set(url.searchParams.keys())) {
-    const values = url.searchParams.getAll(key);
-    out[key] = values.length === 1 ? values[0] : values;
-  }
-  return out;
 }

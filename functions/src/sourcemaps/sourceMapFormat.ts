@@ -1,4 +1,5 @@
 import { AnyMap, TraceMap, type EncodedSourceMapXInput, type SectionedSourceMapXInput } from '@jridgewell/trace-mapping';
+import { findJsonProblem, MAX_JSON_DEPTH } from '../http/jsonShape';
 
 /**
  * Reading a source map's bytes: UTF-8 JSON, optionally behind a BOM or the `)]}'` XSSI guard
@@ -21,6 +22,9 @@ export function parseSourceMapJson(bytes: Buffer): SourceMapJson {
   } catch {
     throw new SourceMapFormatError('The source map is not valid JSON.');
   }
+  // The checks below and trace-mapping recurse into nested `sections`; bound the nesting first.
+  // Strings need no Unicode check: a map is stored as the bytes received.
+  if (findJsonProblem(parsed, { checkStrings: false })) throw new SourceMapFormatError(`The source map nests more than ${MAX_JSON_DEPTH} levels deep.`);
   checkVersion3(parsed, 'The source map');
   return parsed as SourceMapJson;
 }
