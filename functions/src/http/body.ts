@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Request } from 'express';
 import { ApiError } from './errors';
-import { findJsonProblem, formatJsonPath, type JsonProblem } from './jsonShape';
+import { describeJsonProblem, findJsonProblem, formatJsonPath, type JsonProblem } from './jsonShape';
 
 /**
  * Reads the body as bytes, with a limit. Cloud Functions has already buffered it into
@@ -64,15 +64,15 @@ export function jsonProblemError(problem: JsonProblem): ApiError {
   switch (problem.kind) {
     case 'ill_formed_string':
       return new ApiError('invalid_param_value', `Invalid value for \`${field}\`: not well-formed Unicode (it contains a lone UTF-16 surrogate).`, {
-        internal: `ill-formed Unicode at ${field}`,
+        internal: describeJsonProblem(problem),
       });
     case 'ill_formed_key':
       return new ApiError('invalid_param_value', `Invalid field name \`${field}\`: not well-formed Unicode (it contains a lone UTF-16 surrogate).`, {
-        internal: `ill-formed Unicode key at ${field}`,
+        internal: describeJsonProblem(problem),
       });
     case 'too_deep':
       return new ApiError('invalid_param_value', `Invalid value for \`${field}\`: JSON may nest at most ${problem.maxDepth} levels deep.`, {
-        internal: `nesting deeper than ${problem.maxDepth} at ${field}`,
+        internal: describeJsonProblem(problem),
       });
   }
 }

@@ -94,3 +94,16 @@ export function formatJsonPath(path: readonly PathSegment[], maxSegments = 12): 
   const text = shown.reduce<string>((acc, step) => (typeof step === 'number' ? `${acc}[${step}]` : acc ? `${acc}.${step.toWellFormed()}` : step.toWellFormed()), '');
   return path.length > maxSegments ? `${text}…` : text;
 }
+
+/** The problem in words, for a log line or an audit reason (`ill-formed Unicode at traits.plan`). */
+export function describeJsonProblem(problem: JsonProblem): string {
+  const field = formatJsonPath(problem.path) || 'body';
+  switch (problem.kind) {
+    case 'ill_formed_string':
+      return `ill-formed Unicode at ${field}`;
+    case 'ill_formed_key':
+      return `ill-formed Unicode key at ${field}`;
+    case 'too_deep':
+      return `nesting deeper than ${problem.maxDepth} at ${field}`;
+  }
+}

@@ -1,4 +1,5 @@
-import { findIllFormedString, isUsableDocId } from '../../store/ids';
+import { describeJsonProblem, findJsonProblem } from '../../http/jsonShape';
+import { isUsableDocId } from '../../store/ids';
 
 /**
  * Why a verified App Store payload cannot be used, or null when it can. Apple's library checks
@@ -11,8 +12,8 @@ const isAbsent = (value: unknown) => value === undefined || value === null;
 const optionalOf = (kind: 'string' | 'number', value: unknown) => isAbsent(value) || (kind === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === 'string');
 
 function problemOf(what: string, payload: Fields, checks: { ids?: string[]; strings?: string[]; numbers?: string[] }): string | null {
-  const illFormed = findIllFormedString(payload);
-  if (illFormed) return `malformed_payload: ${what} ${illFormed} is not well-formed Unicode`;
+  const shapeProblem = findJsonProblem(payload);
+  if (shapeProblem) return `malformed_payload: ${what} ${describeJsonProblem(shapeProblem)}`;
   for (const field of checks.ids ?? []) if (!isAbsent(payload[field]) && !isUsableDocId(payload[field])) return `malformed_payload: ${what} \`${field}\` is not a usable id`;
   for (const field of checks.strings ?? []) if (!optionalOf('string', payload[field])) return `malformed_payload: ${what} \`${field}\` is not a string`;
   for (const field of checks.numbers ?? []) if (!optionalOf('number', payload[field])) return `malformed_payload: ${what} \`${field}\` is not a number`;

@@ -1,4 +1,4 @@
-import { findIllFormedString } from '../../store/ids';
+import { describeJsonProblem, findJsonProblem } from '../../http/jsonShape';
 
 /**
  * A Pub/Sub push body: `{ message: { data (base64), messageId, publishTime, attributes }, subscription }`,
@@ -51,8 +51,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 /** The developer notification's fields the service reads, stores or sends to the Play API. */
 function notificationProblem(notification: Record<string, unknown>): string | null {
-  const illFormed = findIllFormedString(notification);
-  if (illFormed) return `malformed_push: notification ${illFormed} is not well-formed Unicode`;
+  const shapeProblem = findJsonProblem(notification);
+  if (shapeProblem) return `malformed_push: notification ${describeJsonProblem(shapeProblem)}`;
   if (!isAbsent(notification.packageName) && typeof notification.packageName !== 'string') return 'malformed_push: `packageName` is not a string';
   if (!isAbsent(notification.eventTimeMillis) && typeof notification.eventTimeMillis !== 'string' && typeof notification.eventTimeMillis !== 'number') {
     return 'malformed_push: `eventTimeMillis` is not a string or number';

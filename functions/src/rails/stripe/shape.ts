@@ -1,4 +1,5 @@
-import { findIllFormedString, isUsableDocId } from '../../store/ids';
+import { describeJsonProblem, findJsonProblem } from '../../http/jsonShape';
+import { isUsableDocId } from '../../store/ids';
 import { fieldObject } from './objects';
 
 /**
@@ -8,8 +9,8 @@ import { fieldObject } from './objects';
 export function stripeEventProblem(payload: unknown): string | null {
   const event = fieldObject(payload);
   if (!event) return 'malformed_event: the body is not an event object';
-  const illFormed = findIllFormedString(event);
-  if (illFormed) return `malformed_event: ${illFormed} is not well-formed Unicode`;
+  const shapeProblem = findJsonProblem(event);
+  if (shapeProblem) return `malformed_event: ${describeJsonProblem(shapeProblem)}`;
   if (!isUsableDocId(event.id)) return 'malformed_event: `id` is missing or not a usable event id';
   if (typeof event.type !== 'string' || event.type === '' || event.type.length > 200) return 'malformed_event: `type` is missing or not a string';
   if (typeof event.created !== 'number' || !Number.isFinite(event.created)) return 'malformed_event: `created` is missing or not a number';
