@@ -8,6 +8,7 @@ import { onRequest, type HttpsOptions } from 'firebase-functions/v2/https';
 import { onTaskDispatched } from 'firebase-functions/v2/tasks';
 import { onSchedule } from 'firebase-functions/v2/scheduler';
 import { createDeps, type Deps } from './app/deps';
+import { deployRegion } from './config/region';
 import { GROUPS, type GroupName } from './app/groups';
 import { createApiApp } from './http/pipeline';
 import { RETENTION_SCHEDULE, runRetention } from './retention/worker';
@@ -15,7 +16,7 @@ import { CloudTasksQueue } from './tasks/cloudTasksQueue';
 import { runTask } from './tasks/handlers';
 import { RETRY_POLICY, type QueueName } from './tasks/queue';
 
-const REGION = process.env.FUNCTION_REGION || 'us-central1';
+const REGION = deployRegion();
 setGlobalOptions({ region: REGION, memory: '512MiB', concurrency: 80 });
 
 let deps: Deps | undefined;

@@ -3,7 +3,7 @@
  * settings: they are read lazily through the secret store (see secrets/).
  */
 export interface Settings {
-  /** Region reported by healthz. */
+  /** Region reported by healthz: the deploy region (`TESSERA_REGION`, functions/.env), `local` when run locally. */
   region: string;
   /** The 426 floor check on events (spec: currently switched off). */
   enforceSdkFloor: boolean;
@@ -58,7 +58,7 @@ function httpUrl(name: string): URL | null {
 
 export function loadSettings(): Settings {
   return {
-    region: process.env.TESSERA_REGION || process.env.FUNCTION_REGION || 'local',
+    region: process.env.TESSERA_REGION || 'local',
     enforceSdkFloor: bool('TESSERA_ENFORCE_SDK_FLOOR', false),
     exposeRoundTrips: bool('TESSERA_EXPOSE_ROUND_TRIPS', false),
     telemetryRetentionDays: positiveInt('TESSERA_TELEMETRY_RETENTION_DAYS', 90),
