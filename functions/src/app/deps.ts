@@ -8,7 +8,6 @@ import { RateLimiter } from '../ratelimit/limiter';
 import { db as defaultDb } from '../store/firestore';
 import { InProcessTaskQueue } from '../tasks/inProcessQueue';
 import type { TaskQueue } from '../tasks/queue';
-import { runTask } from '../tasks/handlers';
 import { firestoreLiveness, type LivenessRecorder } from '../sdk/liveness';
 import { createSecretStore, type SecretStore } from '../secrets/store';
 import { createRailEdges, railStandIns, type RailEdgeOverrides, type RailEdges } from '../rails/edges';
@@ -58,6 +57,7 @@ export function createDeps(overrides: DepsOverrides = {}): Deps {
   logs.started(describeSettings(settings));
   const standIns = railStandIns(deps.rails);
   if (standIns.length > 0) logs.railStandIns(standIns);
-  if (tasks instanceof InProcessTaskQueue) tasks.attach((queue, payload) => runTask(queue, payload, deps));
+  // Loaded on first task: a deployed function (Cloud Tasks queue) never loads the handlers here.
+  if (tasks instanceof InProcessTaskQueue) tasks.attach(async (queue, payload) => (await import('../tasks/handlers')).runTask(queue, payload, deps));
   return deps;
 }
