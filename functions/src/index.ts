@@ -2,31 +2,45 @@
  * Deployed functions only: one HTTPS function per endpoint group, the task-queue functions
  * and the scheduled retention worker. Each function runs the same Express app the local
  * runner mounts.
+ *
+ * Cold start: this file loads only firebase-functions and the names of things. A function's
+ * own code (its group's routes, the shared pipeline, firebase-admin) loads on its first
+ * invocation, so an instance of one group never pays for another group's modules.
  */
-import { setGlobalOptions } from 'firebase-functions/v2';
+// The provider paths, not 'firebase-functions/v2': its index loads every provider (~300 ms).
+import { setGlobalOptions } from 'firebase-functions/v2/options';
 import { onRequest, type HttpsOptions } from 'firebase-functions/v2/https';
 import { onTaskDispatched } from 'firebase-functions/v2/tasks';
 import { onSchedule } from 'firebase-functions/v2/scheduler';
-import { createDeps, type Deps } from './app/deps';
-import { GROUPS, type GroupName } from './app/groups';
-import { createApiApp } from './http/pipeline';
-import { RETENTION_SCHEDULE, runRetention } from './retention/worker';
-import { CloudTasksQueue } from './tasks/cloudTasksQueue';
-import { runTask } from './tasks/handlers';
+import type { Deps } from './app/deps';
+import type { Express } from 'express';
+import type { GroupName } from './app/groupNames';
+import { deployRegion } from './config/region';
+import { RETENTION_SCHEDULE } from './retention/schedule';
 import { RETRY_POLICY, type QueueName } from './tasks/queue';
 
-const REGION = process.env.FUNCTION_REGION || 'us-central1';
+const REGION = deployRegion();
 setGlobalOptions({ region: REGION, memory: '512MiB', concurrency: 80 });
 
-let deps: Deps | undefined;
+let deps: Promise<Deps> | undefined;
 /** Built on first use so a cold start pays only for what it serves. */
-const getDeps = (): Deps => (deps ??= createDeps({ tasks: new CloudTasksQueue(REGION) }));
+function getDeps(): Promise<Deps> {
+  deps ??= (async () => {
+    const [{ createDeps }, { CloudTasksQueue }] = await Promise.all([import('./app/deps'), import('./tasks/cloudTasksQueue')]);
+    return createDeps({ tasks: new CloudTasksQueue(REGION) });
+  })();
+  return deps;
+}
 
 function groupFunction(group: GroupName, options: HttpsOptions = {}) {
-  let app: ReturnType<typeof createApiApp> | undefined;
-  return onRequest({ invoker: 'public', ...options }, (req, res) => {
-    app ??= createApiApp(GROUPS[group], getDeps());
-    app(req, res);
+  let app: Promise<Express> | undefined;
+  return onRequest({ invoker: 'public', ...options }, async (req, res) => {
+    app ??= (async () => {
+      const [{ GROUP_LOADERS }, { createApiApp }] = await Promise.all([import('./app/groupLoaders'), import('./http/pipeline')]);
+      const [routes, ready] = await Promise.all([GROUP_LOADERS[group](), getDeps()]);
+      return createApiApp(routes, ready);
+    })();
+    (await app)(req, res);
   });
 }
 
@@ -44,7 +58,8 @@ export const webhooksApi = groupFunction('webhooks');
 /** A Cloud Tasks queue function: runs the queue's handler; a throw makes Cloud Tasks retry. */
 function taskFunction(queue: QueueName) {
   return onTaskDispatched<Record<string, unknown>>({ retryConfig: { ...RETRY_POLICY } }, async (req) => {
-    await runTask(queue, req.data, getDeps());
+    const [{ runTask }, ready] = await Promise.all([import('./tasks/handlers'), getDeps()]);
+    await runTask(queue, req.data, ready);
   });
 }
 
@@ -54,5 +69,6 @@ export const erasureTask = taskFunction('erasure');
 
 /** The scheduled retention worker: finishes erasures whose task was lost (see retention/README.md). */
 export const retentionWorker = onSchedule({ schedule: RETENTION_SCHEDULE, timeoutSeconds: 540 }, async () => {
-  await runRetention(getDeps());
+  const [{ runRetention }, ready] = await Promise.all([import('./retention/worker'), getDeps()]);
+  await runRetention(ready);
 });

@@ -52,10 +52,42 @@ it('prints a demo project with web, iOS and Android apps and test and live keys'
   }
 }, 60_000);
 
+async function tesseraText(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: process.env });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+it('prints readable help for a person: the command list, and one command with its options', async () => {
+  for (const args of [[], ['help'], ['--help'], ['-h']]) {
+    const help = await tesseraText(...args);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: tessera <command> \[options\]/);
+    expect(help.stdout).toContain('keys rotate');
+    expect(help.stdout).toContain('conflicts resolve');
+  }
+  for (const args of [['keys', 'rotate', '--help'], ['help', 'keys', 'rotate'], ['keys', 'rotate', '--key', 'k', '-h']]) {
+    const help = await tesseraText(...args);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: tessera keys rotate --key KEY_OR_ID');
+    expect(help.stdout).toMatch(/--grace <value>/);
+  }
+  expect((await tesseraText('apps', 'create', '--help')).stdout).toMatch(/--allowed-origin <value> +\(repeatable\)/);
+}, 60_000);
+
+it('answers an unknown command with the command list on stderr and exit 2', async () => {
+  const unknown = await tesseraText('keys', 'explode');
+  expect(unknown.code).toBe(2);
+  expect(unknown.stdout).toBe('');
+  expect(unknown.stderr).toMatch(/^Unknown command: tessera keys explode/);
+  expect(unknown.stderr).toContain('keys create');
+}, 60_000);
+
 it('reports failures as JSON on stderr with a non-zero exit', async () => {
-  const usage = await tesseraFails('keys', 'explode');
-  expect(usage.code).toBe(2);
-  expect(usage.error.code).toBe('usage');
   const missing = await tesseraFails('keys', 'list', '--app', 'app_nope');
   expect(missing.code).toBe(1);
   expect(missing.error.code).toBe('not_found');

@@ -6,10 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GROUP_FUNCTIONS, GROUPS, type GroupName } from '../../functions/src/app/groups';
+import { functionsDotEnv, requireDeployedEntry } from '../support/functionsEnv';
 
 const root = join(__dirname, '..', '..');
 const firebaseJson = JSON.parse(readFileSync(join(root, 'firebase.json'), 'utf8'));
-const rewrites: { source: string; function: { functionId: string } }[] = firebaseJson.hosting.rewrites;
+const rewrites: { source: string; function: { functionId: string; region: string } }[] = firebaseJson.hosting.rewrites;
 
 /** Firebase Hosting glob: `**` any path, `*` one segment. */
 function globToRegExp(glob: string): RegExp {
@@ -27,10 +28,19 @@ function functionFor(path: string): string | undefined {
 it('targets Node 22 and exports one function per endpoint group', () => {
   expect(firebaseJson.functions[0].runtime).toBe('nodejs22');
   // The compiled entry point, as deployed (npm test builds it first).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const entry = require(join(root, 'functions', 'lib', 'index.js'));
+  const entry = requireDeployedEntry();
   for (const name of Object.values(GROUP_FUNCTIONS)) expect(typeof entry[name]).toBe('function');
   for (const rewrite of rewrites) expect(typeof entry[rewrite.function.functionId]).toBe('function');
+});
+
+it('deploys every function, and points every rewrite, to the one region of functions/.env', () => {
+  const region = functionsDotEnv().TESSERA_REGION;
+  expect(region).toMatch(/^[a-z]+-[a-z]+\d+$/);
+  type Deployed = { __endpoint?: { region?: string[] } };
+  const exported = Object.values(requireDeployedEntry()).filter((value): value is Deployed => typeof value === 'function' && '__endpoint' in value);
+  expect(exported.length).toBeGreaterThan(0);
+  for (const fn of exported) expect(fn.__endpoint!.region).toEqual([region]);
+  for (const rewrite of rewrites) expect([rewrite.source, rewrite.function.region]).toEqual([rewrite.source, region]);
 });
 
 it('rewrites every route, with and without /v1, to its own group', () => {

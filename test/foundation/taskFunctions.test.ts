@@ -3,7 +3,6 @@
  * that Cloud Tasks calls runs the same handler as the in-process queue, on a payload that the
  * request path really enqueued. Driven through firebase-functions-test's `wrap`.
  */
-import { join } from 'node:path';
 import supertest from 'supertest';
 import functionsTest from 'firebase-functions-test';
 import { createDeps } from '../../functions/src/app/deps';
@@ -12,6 +11,7 @@ import { ManualClock } from '../../functions/src/clock';
 import { createApiApp } from '../../functions/src/http/pipeline';
 import type { EnqueueOptions, QueueName, TaskQueue } from '../../functions/src/tasks/queue';
 import { createTestService, seedProject } from '../support/harness';
+import { requireDeployedEntry } from '../support/functionsEnv';
 
 /** A queue that only records: the test hands the payload to the deployed function itself. */
 class RecordingQueue implements TaskQueue {
@@ -42,9 +42,8 @@ it('identityResolutionTask attaches the customer to the events a batch landed', 
   const task = queue.tasks.find((t) => t.queue === 'identityResolution');
   expect(task).toBeDefined();
 
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const deployed = require(join(__dirname, '..', '..', 'functions', 'lib', 'index.js'));
-  const wrapped = fft.wrap(deployed.identityResolutionTask);
+  const deployed = requireDeployedEntry();
+  const wrapped = fft.wrap(deployed.identityResolutionTask as never);
   await wrapped({ data: task!.payload } as never);
 
   const events = await deps.db.collection(`projects/${project.projectId}/envs/test/events`).get();

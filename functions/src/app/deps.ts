@@ -1,6 +1,6 @@
 import type { Firestore } from 'firebase-admin/firestore';
 import { systemClock, type Clock } from '../clock';
-import { loadSettings, type Settings } from '../config/settings';
+import { describeSettings, loadSettings, type Settings } from '../config/settings';
 import { logs } from '../http/logs';
 import { KeyAuthenticator } from '../keys/authenticate';
 import { FirestoreBucketStore, type BucketStore } from '../ratelimit/bucketStore';
@@ -8,10 +8,9 @@ import { RateLimiter } from '../ratelimit/limiter';
 import { db as defaultDb } from '../store/firestore';
 import { InProcessTaskQueue } from '../tasks/inProcessQueue';
 import type { TaskQueue } from '../tasks/queue';
-import { runTask } from '../tasks/handlers';
 import { firestoreLiveness, type LivenessRecorder } from '../sdk/liveness';
 import { createSecretStore, type SecretStore } from '../secrets/store';
-import { createRailEdges, type RailEdgeOverrides, type RailEdges } from '../rails/edges';
+import { createRailEdges, railStandIns, type RailEdgeOverrides, type RailEdges } from '../rails/edges';
 import { JoseIdTokenVerifier, type IdTokenVerifier } from '../identity/idTokens';
 
 /**
@@ -54,7 +53,11 @@ export function createDeps(overrides: DepsOverrides = {}): Deps {
     logs.rateLimiterFailedOpen(id.projectId, id.env, id.bucket, err instanceof Error ? err.message : String(err)),
   );
   const tasks = overrides.tasks ?? new InProcessTaskQueue();
-  const deps: Deps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails) };
-  if (tasks instanceof InProcessTaskQueue) tasks.attach((queue, payload) => runTask(queue, payload, deps));
+  const deps: Deps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails, settings) };
+  logs.started(describeSettings(settings));
+  const standIns = railStandIns(deps.rails);
+  if (standIns.length > 0) logs.railStandIns(standIns);
+  // Loaded on first task: a deployed function (Cloud Tasks queue) never loads the handlers here.
+  if (tasks instanceof InProcessTaskQueue) tasks.attach(async (queue, payload) => (await import('../tasks/handlers')).runTask(queue, payload, deps));
   return deps;
 }

@@ -6,6 +6,9 @@ import { purchaseRoutes } from '../purchases/routes';
 import { webhookRoutes } from '../rails/routes';
 import { sdkRoutes } from '../sdk/routes';
 import { sourcemapRoutes } from '../sourcemaps/routes';
+import type { GroupName } from './groupNames';
+
+export { GROUP_FUNCTIONS, type GroupName } from './groupNames';
 
 /**
  * Endpoint groups: one deployed HTTPS function each. A capability lists its routes in its own
@@ -21,19 +24,6 @@ export const GROUPS = {
   server: [...serverRoutes, ...identityServerRoutes],
   sourcemaps: sourcemapRoutes,
   webhooks: webhookRoutes,
-} satisfies Record<string, CompiledRoute[]>;
-
-export type GroupName = keyof typeof GROUPS;
-
-/** Function names as exported from index.ts. */
-export const GROUP_FUNCTIONS: Record<GroupName, string> = {
-  platform: 'platformApi',
-  identity: 'identityApi',
-  events: 'eventsApi',
-  purchases: 'purchasesApi',
-  server: 'serverApi',
-  sourcemaps: 'sourcemapsApi',
-  webhooks: 'webhooksApi',
-};
+} satisfies Record<GroupName, CompiledRoute[]>;
 
 export const ALL_ROUTES: CompiledRoute[] = Object.values(GROUPS).flat();

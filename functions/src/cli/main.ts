@@ -1,21 +1,33 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from '../clock';
 import type { Command } from './command';
+import { commandHelp, helpTopic, isHelpFlag, overview, wantsOverview } from './help';
 import { OperatorError } from './operatorError';
 import { configureStore } from './store';
 
 /**
  * `tessera <command> [options]`: JSON on stdout; on failure a JSON error on stderr and a
- * non-zero exit (2 for usage errors, 1 otherwise). Never prints a stored secret.
+ * non-zero exit (2 for usage errors, 1 otherwise). Never prints a stored secret. Help
+ * (`tessera`, `help`, `--help`, `COMMAND --help`) is plain text on stdout; an unknown command
+ * prints the command list on stderr with exit 2.
  */
 async function main(argv: string[]): Promise<number> {
   const { COMMANDS } = await import('./registry');
-  const command = findCommand(COMMANDS, argv);
+  if (wantsOverview(argv)) {
+    process.stdout.write(overview(COMMANDS));
+    return 0;
+  }
+  const topic = helpTopic(argv);
+  const command = findCommand(COMMANDS, topic ?? argv);
   if (!command) {
-    fail({ code: 'usage', message: 'Unknown command.', commands: COMMANDS.map((c) => `tessera ${c.name} ${c.summary}`) });
+    process.stderr.write(`Unknown command: tessera ${(topic ?? argv).join(' ')}\n\n${overview(COMMANDS)}`);
     return 2;
   }
   const rest = argv.slice(command.name.split(' ').length);
+  if (topic || rest.some(isHelpFlag)) {
+    process.stdout.write(commandHelp(command));
+    return 0;
+  }
   let values;
   try {
     values = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }).values;

@@ -3,7 +3,7 @@
  * settings: they are read lazily through the secret store (see secrets/).
  */
 export interface Settings {
-  /** Region reported by healthz. */
+  /** Region reported by healthz: the deploy region (`TESSERA_REGION`, functions/.env), `local` when run locally. */
   region: string;
   /** The 426 floor check on events (spec: currently switched off). */
   enforceSdkFloor: boolean;
@@ -11,6 +11,20 @@ export interface Settings {
   exposeRoundTrips: boolean;
   /** Default telemetry retention in days when a project sets none. */
   telemetryRetentionDays: number;
+  /**
+   * Rail stand-ins for local development and CI (defaults keep deployed behaviour): Apple's
+   * online checks (OCSP revocation, expiry at today's date), and the base URLs of Stripe's API,
+   * the Play Developer API and the keys that sign Google's Pub/Sub push tokens.
+   */
+  appleOnlineChecks: boolean;
+  stripeApiUrl: URL | null;
+  playApiUrl: URL | null;
+  googlePushJwksUrl: URL | null;
+}
+
+/** What `logs.started` prints: every setting, URLs as text (none of them holds a secret). */
+export function describeSettings(settings: Settings): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, value instanceof URL ? value.href : value]));
 }
 
 function bool(name: string, fallback: boolean): boolean {
@@ -29,11 +43,28 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
+function httpUrl(name: string): URL | null {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`Setting ${name} must be an http(s) URL, got '${raw}'.`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) throw new Error(`Setting ${name} must be an http(s) URL, got '${raw}'.`);
+  return url;
+}
+
 export function loadSettings(): Settings {
   return {
-    region: process.env.TESSERA_REGION || process.env.FUNCTION_REGION || 'local',
+    region: process.env.TESSERA_REGION || 'local',
     enforceSdkFloor: bool('TESSERA_ENFORCE_SDK_FLOOR', false),
     exposeRoundTrips: bool('TESSERA_EXPOSE_ROUND_TRIPS', false),
     telemetryRetentionDays: positiveInt('TESSERA_TELEMETRY_RETENTION_DAYS', 90),
+    appleOnlineChecks: bool('TESSERA_APPLE_ONLINE_CHECKS', true),
+    stripeApiUrl: httpUrl('TESSERA_STRIPE_API_URL'),
+    playApiUrl: httpUrl('TESSERA_PLAY_API_URL'),
+    googlePushJwksUrl: httpUrl('TESSERA_GOOGLE_PUSH_JWKS_URL'),
   };
 }

@@ -23,4 +23,8 @@ export const logs = {
   started(settings: Record<string, unknown>): void {
     logger.info('tessera started', settings);
   },
+  /** Loud on purpose: a deployed service must never run with these. */
+  railStandIns(standIns: string[]): void {
+    logger.warn(`RAIL STAND-INS ACTIVE — not for production: ${standIns.join('; ')}`, { standIns });
+  },
 };

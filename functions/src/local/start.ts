@@ -42,6 +42,7 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const { ALL_ROUTES } = await import('../app/groups');
   const { createApiApp } = await import('../http/pipeline');
   const { readDemoSpec, seedDemo } = await import('./seed');
+  const { railStandIns } = await import('../rails/edges');
 
   const { ForegroundActivity, localTaskQueue } = await import('./foreground');
 
@@ -64,6 +65,7 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
       console.log(`          secret      ${a.keys[env].secret}`);
     }
   }
+  for (const standIn of railStandIns(deps.rails)) console.warn(`\n!! Rail stand-in: ${standIn}`);
   console.log('\nCtrl-C stops everything (state is kept; npm start -- --fresh starts clean).');
 
   let stopping = false;

@@ -8,7 +8,7 @@ import { retentionLogs } from './logs';
  * audit entries, telemetry and idempotency records by their `expiresAt`; this worker finishes
  * erasures whose task was lost, and re-enqueues event batches whose identity-resolution task was. Each job is idempotent, so overlapping or repeated runs are safe.
  */
-export const RETENTION_SCHEDULE = 'every 60 minutes';
+export { RETENTION_SCHEDULE } from './schedule';
 
 export interface RetentionReport {
   erasures: ErasureSweepReport;

@@ -41,11 +41,24 @@ export interface RailsWorld {
   stop(): Promise<void>;
 }
 
-export async function createRailsWorld(): Promise<RailsWorld> {
+/**
+ * `edges: 'settings'` reaches the fakes the way `npm start` would, through the stand-in
+ * settings (TESSERA_APPLE_ONLINE_CHECKS, TESSERA_STRIPE_API_URL, TESSERA_PLAY_API_URL,
+ * TESSERA_GOOGLE_PUSH_JWKS_URL) instead of injected overrides.
+ */
+export async function createRailsWorld(options: { edges?: 'overrides' | 'settings' } = {}): Promise<RailsWorld> {
   const apple = new AppleChain();
   const stripe = await new StripeFake().start();
   const google = await new GoogleFake().start();
   const playCredentialsSeen: string[] = [];
+  const standInSettings: Record<string, string> = {
+    TESSERA_APPLE_ONLINE_CHECKS: 'off',
+    TESSERA_STRIPE_API_URL: `http://127.0.0.1:${stripe.port}`,
+    TESSERA_PLAY_API_URL: google.playRootUrl,
+    TESSERA_GOOGLE_PUSH_JWKS_URL: google.jwksUrl,
+  };
+  const previousSettings = Object.fromEntries(Object.keys(standInSettings).map((name) => [name, process.env[name]]));
+  if (options.edges === 'settings') Object.assign(process.env, standInSettings);
   const secrets = new LocalSecretStore({
     file: null,
     environment: {
@@ -58,7 +71,7 @@ export async function createRailsWorld(): Promise<RailsWorld> {
   });
   const service = createTestService({
     secrets,
-    rails: {
+    rails: options.edges === 'settings' ? undefined : {
       appleOnlineChecks: false,
       stripeApi: { host: '127.0.0.1', port: stripe.port, protocol: 'http' },
       google: {
@@ -95,6 +108,10 @@ export async function createRailsWorld(): Promise<RailsWorld> {
     pushAudience,
     scope,
     stop: async () => {
+      for (const [name, value] of Object.entries(previousSettings)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
       await stripe.stop();
       await google.stop();
     },

@@ -1,0 +1,55 @@
+/**
+ * Guarantees of the deployed entry point's cold start: loading functions/lib/index.js (what
+ * every instance of every function does first) loads none of the capabilities' code, and a
+ * group function's first request loads its own group's routes and no other group's.
+ * Checked in a fresh Node process, where the require cache shows what was loaded.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { GROUP_LOADERS } from '../../functions/src/app/groupLoaders';
+import { GROUPS, type GroupName } from '../../functions/src/app/groups';
+import { functionsDotEnv } from '../support/functionsEnv';
+
+const run = promisify(execFile);
+const LIB = join(__dirname, '..', '..', 'functions', 'lib');
+
+/** Our modules in the require cache after loading index.js and, optionally, a group's first request. */
+async function loadedModules(group?: GroupName): Promise<string[]> {
+  const script = `
+    const path = require('node:path');
+    const lib = ${JSON.stringify(LIB)};
+    require(path.join(lib, 'index.js'));
+    (async () => {
+      if (process.argv[1]) await require(path.join(lib, 'app', 'groupLoaders.js')).GROUP_LOADERS[process.argv[1]]();
+      const ours = Object.keys(require.cache).filter((k) => k.startsWith(lib + path.sep)).map((k) => path.relative(lib, k).split(path.sep).join('/'));
+      process.stdout.write(JSON.stringify(ours));
+    })();`;
+  const { stdout } = await run(process.execPath, ['-e', script, group ?? ''], { env: { ...process.env, ...functionsDotEnv() } });
+  return JSON.parse(stdout) as string[];
+}
+
+const routeFiles = (modules: string[]) => modules.filter((m) => m.endsWith('/routes.js')).sort();
+
+it('loads no capability code when an instance loads index.js', async () => {
+  expect((await loadedModules()).sort()).toEqual(['config/region.js', 'index.js', 'retention/schedule.js', 'tasks/queue.js']);
+}, 30_000);
+
+it.each(Object.keys(GROUP_LOADERS) as GroupName[])('loads only its own routes on the first request of %s', async (group) => {
+  const expected: Record<GroupName, string[]> = {
+    platform: ['sdk/routes.js'],
+    identity: ['identity/routes.js'],
+    events: ['events/routes.js'],
+    purchases: ['purchases/routes.js'],
+    server: ['entitlements/routes.js', 'identity/routes.js'],
+    sourcemaps: ['sourcemaps/routes.js'],
+    webhooks: ['rails/routes.js'],
+  };
+  expect(routeFiles(await loadedModules(group))).toEqual(expected[group]);
+}, 30_000);
+
+it('loads on demand exactly the routes the local runner mounts for each group', async () => {
+  for (const [group, load] of Object.entries(GROUP_LOADERS) as [GroupName, () => Promise<unknown[]>][]) {
+    expect(await load()).toEqual(GROUPS[group]);
+  }
+});
