@@ -1,7 +1,7 @@
 import { linkHints } from '../../functions/src/identity/repository';
 import type { GrantRecord, Rail } from '../../functions/src/entitlements/model';
-import { grantRef, readCustomerGrants, writeProjection } from '../../functions/src/entitlements/projection';
-import { replaceGrants } from '../../functions/src/entitlements/manualGrants';
+import { projectionRef, readCustomerGrants } from '../../functions/src/entitlements/projection';
+import { applyGrantChanges } from '../../functions/src/entitlements/writer';
 import { EnvScope } from '../../functions/src/store/scope';
 import type { Env } from '../../functions/src/store/env';
 import type { SeededProject, TestService } from '../support/harness';
@@ -18,7 +18,7 @@ export async function newCustomer(service: TestService, project: SeededProject, 
   return customerId!;
 }
 
-/** A rail-derived grant written the way a rail records one: grant and projection in one transaction. */
+/** A rail-derived grant written through the one entitlement writer, as a rail records one. */
 export async function seedRailGrant(
   service: TestService,
   project: SeededProject,
@@ -40,9 +40,10 @@ export async function seedRailGrant(
     updatedAt: now,
   };
   await scope.runTransaction(async (tx) => {
+    const projection = await tx.get(projectionRef(scope, customerId));
     const grants = await readCustomerGrants(tx, scope, customerId);
-    tx.set(grantRef(scope, grant.grantId), grant);
-    writeProjection(tx, scope, customerId, replaceGrants(grants, [grant]), now);
+    const cause = { kind: 'rail' as const, rail: grant.source.rail, auditEventId: `evt_seed_${grant.grantId}`, eventType: 'test.seeded' };
+    applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: [grant], cause, now });
   });
   return grant;
 }

@@ -9,14 +9,16 @@ import { inCustomerTurn } from '../store/writeQueue';
 import { catalogEntitlementRef, registerMissingKeys } from './catalog';
 import { requireKnownCustomer } from './customerIds';
 import { grantEnd, laterEnd, type GrantDuration } from './durations';
+import type { EntitlementCause } from './changeModel';
 import type { GrantRecord } from './model';
-import { getAllInTx, grantRef, projectionRef, readCustomerGrantsGuarded, writeProjection } from './projection';
+import { getAllInTx, projectionRef, readCustomerGrantsGuarded } from './projection';
 import { isActiveAt } from './publicShape';
+import { applyGrantChanges } from './writer';
 
 /**
  * Manual grants and revokes from the server API. Each runs in one transaction that reads the
- * customer, the projection and the customer's grants, writes the grant, the rewritten
- * projection and one audit entry, so the three can never disagree. Reading the projection in
+ * customer, the projection and the customer's grants, then writes the grant, the rewritten
+ * projection and its change records (writer.ts) and one audit entry, so they can never disagree. Reading the projection in
  * every such transaction also serialises concurrent changes of one customer; on one instance
  * they take turns before the transaction (store/writeQueue.ts) instead of racing into it.
  */
@@ -76,7 +78,7 @@ export function activeManualGrants(grants: readonly GrantRecord[], key: string, 
 export async function grantManually(scope: EnvScope, command: GrantCommand, actor: Actor, now: number): Promise<MutationOutcome> {
   const { customerId, entitlementKey } = command;
   return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
-    const [customer, , catalogEntry] = await getAllInTx(tx, scope, [
+    const [customer, projection, catalogEntry] = await getAllInTx(tx, scope, [
       customerRef(scope, customerId),
       projectionRef(scope, customerId),
       catalogEntitlementRef(scope, entitlementKey),
@@ -95,15 +97,16 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
         decision = 'no_op';
       } else {
         grant = { ...current, validUntil: end, updatedAt: now };
-        tx.set(grantRef(scope, grant.grantId), grant);
       }
     } else {
       grant = newManualGrant(newGrantId(), customerId, entitlementKey, MANUAL_PRODUCT_ID, requestedEnd, now);
-      tx.create(grantRef(scope, grant.grantId), grant);
     }
     registerMissingKeys(tx, scope, [catalogEntry], 'grant', now);
-    writeProjection(tx, scope, customerId, replaceGrants(grants, [grant]), now);
-    const audit = appendOperatorAudit(tx, scope, actor, now, {
+    const eventId = newServerEventId('grant');
+    if (decision === 'applied') {
+      applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: [grant], cause: operatorCause('grant', eventId), now });
+    }
+    const audit = appendOperatorAudit(tx, scope, actor, now, eventId, {
       action: 'grant',
       customerId,
       grantId: grant.grantId,
@@ -131,17 +134,17 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
 export async function revokeManually(scope: EnvScope, command: RevokeCommand, actor: Actor, now: number): Promise<MutationOutcome> {
   const { customerId, entitlementKey } = command;
   return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
-    const [customer] = await getAllInTx(tx, scope, [customerRef(scope, customerId), projectionRef(scope, customerId)]);
+    const [customer, projection] = await getAllInTx(tx, scope, [customerRef(scope, customerId), projectionRef(scope, customerId)]);
     requireKnownCustomer(customer, customerId);
     const grants = await readCustomerGrantsGuarded(scope, customerId);
     const active = activeManualGrants(grants, entitlementKey, now);
     if (active.length === 0) throw notRevocable(grants, entitlementKey);
 
     const revoked = active.map((g) => ({ ...g, revokedAt: now, updatedAt: now }));
-    for (const grant of revoked) tx.set(grantRef(scope, grant.grantId), grant);
-    writeProjection(tx, scope, customerId, replaceGrants(grants, revoked), now);
+    const eventId = newServerEventId('revoke');
+    applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: revoked, cause: operatorCause('revoke', eventId), now });
     const grant = latestEnding(revoked)!;
-    const audit = appendOperatorAudit(tx, scope, actor, now, {
+    const audit = appendOperatorAudit(tx, scope, actor, now, eventId, {
       action: 'revoke',
       customerId,
       grantId: grant.grantId,
@@ -181,13 +184,6 @@ function latestEnding(grants: readonly GrantRecord[]): GrantRecord | undefined {
   })[0];
 }
 
-/** The customer's grant list with `changed` replacing (or adding) grants of the same id. */
-export function replaceGrants(grants: readonly GrantRecord[], changed: readonly GrantRecord[]): GrantRecord[] {
-  const byId = new Map(grants.map((g) => [g.grantId, g]));
-  for (const grant of changed) byId.set(grant.grantId, grant);
-  return [...byId.values()];
-}
-
 interface OperatorDecision {
   action: 'grant' | 'revoke';
   customerId: string;
@@ -199,12 +195,21 @@ interface OperatorDecision {
   details: Record<string, unknown>;
 }
 
+const OPERATOR_EVENT_TYPE = { grant: 'entitlement.granted_manually', revoke: 'entitlement.revoked_manually' } as const;
+
+const operatorCause = (action: OperatorDecision['action'], auditEventId: string): EntitlementCause => ({
+  kind: 'operator',
+  rail: 'manual',
+  auditEventId,
+  eventType: OPERATOR_EVENT_TYPE[action],
+});
+
 /** The audit entry of a grant or revoke made through the server API (the operator surface). */
-function appendOperatorAudit(tx: Transaction, scope: EnvScope, actor: Actor, now: number, d: OperatorDecision): AuditEntry {
+function appendOperatorAudit(tx: Transaction, scope: EnvScope, actor: Actor, now: number, eventId: string, d: OperatorDecision): AuditEntry {
   return appendAudit(tx, scope, {
-    eventId: newServerEventId(d.action),
+    eventId,
     rail: 'manual',
-    eventType: d.action === 'grant' ? 'entitlement.granted_manually' : 'entitlement.revoked_manually',
+    eventType: OPERATOR_EVENT_TYPE[d.action],
     customerId: d.customerId,
     subscriptionId: d.grantId,
     decision: d.decision,

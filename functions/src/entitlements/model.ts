@@ -6,6 +6,10 @@
  * - `projections/{customerId}`   ProjectionDoc: the customer's entitlements, materialised from the
  *                                grants in the same transaction as every change, so a read is one
  *                                document read.
+ * - `entitlementChanges/{id}`    EntitlementChange (changeModel.ts): one per change of a key's
+ *                                public state; the outbox of outbound webhooks.
+ *
+ * All three are written only by `applyGrantChanges` (writer.ts).
  *
  * Times are Unix milliseconds in storage; the public shape converts to seconds.
  */
@@ -41,6 +45,11 @@ export interface ProjectionDoc {
   customerId: string;
   entitlements: Record<string, ProjectedEntitlement>;
   updatedAt: number;
+  /**
+   * The sequence number of the customer's last entitlement change record (0 or absent: none
+   * yet). Kept here because every change reads this document anyway: numbering costs no read.
+   */
+  changeSequence?: number;
 }
 
 /** The frozen public shape (`PublicEntitlement`). */

@@ -1,6 +1,6 @@
 import type { DocumentReference, DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
-import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';
+import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement } from './model';
 
 /**
  * The materialised projection: one document per customer (`projections/{customerId}`) holding,
@@ -76,15 +76,17 @@ export async function readCustomerGrantsGuarded(scope: EnvScope, customerId: str
   return snapshot.docs.map((doc) => doc.data() as GrantRecord);
 }
 
-/**
- * Rewrites `projections/{customerId}` from the customer's complete grant list (pass the list as
- * it will be after this transaction's grant writes).
- */
-export function writeProjection(tx: Transaction, scope: EnvScope, customerId: string, grants: readonly GrantRecord[], now: number): void {
-  const doc: ProjectionDoc = { customerId, entitlements: projectEntitlements(grants, now), updatedAt: now };
-  tx.set(projectionRef(scope, customerId), doc);
+/** Every grant of several customers (a merge), read inside the transaction. */
+export async function readGrantsOfCustomers(tx: Transaction, scope: EnvScope, customerIds: readonly string[]): Promise<GrantRecord[]> {
+  const snapshot = await tx.get(scope.collection(GRANTS).where('customerId', 'in', customerIds));
+  scope.roundTrips.add();
+  return snapshot.docs.map((doc) => doc.data() as GrantRecord);
 }
 
+/**
+ * References for READING a projection or a grant. Writes go through `applyGrantChanges`
+ * (writer.ts) only, which keeps the projection, the grants and the change records together.
+ */
 export const projectionRef = (scope: EnvScope, customerId: string) => scope.doc(PROJECTIONS, customerId);
 export const grantRef = (scope: EnvScope, grantId: string) => scope.doc(GRANTS, grantId);
 

@@ -1,9 +1,8 @@
 import type { DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
 import { appendAudit } from '../audit/append';
 import { OperatorError } from '../cli/operatorError';
-import type { GrantRecord } from '../entitlements/model';
-import { GRANTS } from '../entitlements/model';
-import { projectionRef, writeProjection } from '../entitlements/projection';
+import { projectionRef, readGrantsOfCustomers } from '../entitlements/projection';
+import { applyGrantChanges } from '../entitlements/writer';
 import { randomToken } from '../keys/format';
 import type { Env } from '../store/env';
 import { EnvScope } from '../store/scope';
@@ -67,29 +66,32 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number): Promise<M
     const canonicalId = conflict.canonicalCustomerId;
     const others = conflict.otherCustomerIds;
     const all = [canonicalId, ...others];
-    const customerSnaps = await tx.getAll(...all.map((c) => customerRef(scope, c)));
+    // Customers and their projections in one read: the projections order this merge after every
+    // earlier entitlement change of each customer and carry their change sequences.
+    const snaps = await tx.getAll(...all.map((c) => customerRef(scope, c)), ...all.map((c) => projectionRef(scope, c)));
+    const customerSnaps = snaps.slice(0, all.length);
+    const projectionSnaps = snaps.slice(all.length);
     const customers = customerSnaps.map((s, i) => {
       const record = s.exists ? (s.data() as CustomerRecord) : null;
       if (!record || record.status !== 'active') throw new OperatorError('conflict', `Customer ${all[i]} is no longer active (${record?.status ?? 'missing'}); it cannot be merged.`);
       return record;
     });
     const entries = await tx.get(scope.collection(IDENTITY_INDEX).where('customerId', 'in', others));
-    const grants = await tx.get(scope.collection(GRANTS).where('customerId', 'in', all));
+    const grants = await readGrantsOfCustomers(tx, scope, all);
 
     const [canonical, ...merged] = customers;
     for (const entry of entries.docs) tx.update(entry.ref, { customerId: canonicalId, updatedAt: now });
-    const combined: GrantRecord[] = [];
-    let movedGrants = 0;
-    for (const doc of grants.docs) {
-      const grant = doc.data() as GrantRecord;
-      if (grant.customerId !== canonicalId) {
-        tx.update(doc.ref, { customerId: canonicalId });
-        movedGrants += 1;
-      }
-      combined.push({ ...grant, customerId: canonicalId });
-    }
-    writeProjection(tx, scope, canonicalId, combined, now);
-    for (const other of others) tx.delete(projectionRef(scope, other));
+    // Every grant of the merged customers moves to the canonical one: their keys vanish, the
+    // canonical customer's may change; one writer records both sides.
+    const moved = grants.filter((g) => g.customerId !== canonicalId).map((g) => ({ ...g, customerId: canonicalId }));
+    const movedGrants = moved.length;
+    const auditEventId = `srv_merge_${randomToken(24)}`;
+    applyGrantChanges(tx, scope, {
+      customers: all.map((customerId, i) => ({ customerId, projection: projectionSnaps[i], grants: grants.filter((g) => g.customerId === customerId) })),
+      changes: moved,
+      cause: { kind: 'operator', rail: 'manual', auditEventId, eventType: 'customer.merged' },
+      now,
+    });
 
     const seen = new Set(canonical.identities.map((i) => identityDocId(i.kind, i.id)));
     const identities = [...canonical.identities];
@@ -110,7 +112,6 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number): Promise<M
     for (const other of others) tx.update(customerRef(scope, other), { status: 'merged', mergedInto: canonicalId, identities: [], updatedAt: now });
     tx.update(conflictRef(scope, id), { status: 'merged', resolvedAt: now });
 
-    const auditEventId = `srv_merge_${randomToken(24)}`;
     appendAudit(tx, scope, {
       eventId: auditEventId,
       rail: 'manual',

@@ -1,8 +1,10 @@
 import { appendAudit, newServerEventId } from '../audit/append';
 import { catalogEntitlementRef, registerMissingKeys } from '../entitlements/catalog';
-import { newManualGrant, replaceGrants } from '../entitlements/manualGrants';
+import type { EntitlementCause } from '../entitlements/changeModel';
+import { newManualGrant } from '../entitlements/manualGrants';
 import type { GrantRecord } from '../entitlements/model';
-import { getAllInTx, grantRef, projectionRef, readCustomerGrantsGuarded, writeProjection } from '../entitlements/projection';
+import { getAllInTx, grantRef, projectionRef, readCustomerGrantsGuarded } from '../entitlements/projection';
+import { applyGrantChanges } from '../entitlements/writer';
 import { customerRef } from '../identity/repository';
 import type { EnvScope } from '../store/scope';
 import { inCustomerTurn } from '../store/writeQueue';
@@ -55,6 +57,7 @@ export async function applyRowEntitlements(
 
     const outcomes: RowEntitlementResult['outcomes'] = [];
     const created: GrantRecord[] = [];
+    const causes = new Map<string, EntitlementCause>();
     keys.forEach((key, i) => {
       if (migrated[i].exists) {
         outcomes.push({ key, outcome: 'already_migrated', reason: 'migration_grant_exists' });
@@ -65,12 +68,12 @@ export async function applyRowEntitlements(
       let grantId: string | null = null;
       if (decision.outcome === 'grant') {
         grantId = migrationGrantId(customerId, key);
-        const grant = newManualGrant(grantId, customerId, key, MIGRATION_PRODUCT_ID, null, now);
-        tx.create(grantRef(scope, grantId), grant);
-        created.push(grant);
+        created.push(newManualGrant(grantId, customerId, key, MIGRATION_PRODUCT_ID, null, now));
       }
+      const eventId = newServerEventId('migration');
+      causes.set(key, { kind: 'operator', rail: 'manual', auditEventId: eventId, eventType: AUDIT_EVENT_TYPE[decision.outcome] });
       appendAudit(tx, scope, {
-        eventId: newServerEventId('migration'),
+        eventId,
         rail: 'manual',
         eventType: AUDIT_EVENT_TYPE[decision.outcome],
         customerId,
@@ -87,7 +90,10 @@ export async function applyRowEntitlements(
       });
     });
     const registeredKeys = registerMissingKeys(tx, scope, catalogEntries, 'migration', now);
-    if (created.length > 0) writeProjection(tx, scope, customerId, replaceGrants(grants, created), now);
+    if (created.length > 0) {
+      const projection = snapshots[1];
+      applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: created, cause: (key) => causes.get(key)!, now });
+    }
     return { outcomes, registeredKeys };
   }));
 }

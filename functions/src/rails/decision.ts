@@ -2,8 +2,9 @@ import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import { appendAudit, auditRef } from '../audit/append';
 import type { AuditEntry } from '../audit/model';
 import { entitlementKeysForProduct, type CatalogRail } from '../entitlements/catalog';
-import { GRANTS, type GrantRecord, type ProjectionDoc } from '../entitlements/model';
-import { getAllInTx, grantRef, projectEntitlements, projectionRef, readCustomerGrants, writeProjection } from '../entitlements/projection';
+import type { GrantRecord, ProjectionDoc } from '../entitlements/model';
+import { getAllInTx, projectionRef, readCustomerGrants, readCustomerGrantsGuarded } from '../entitlements/projection';
+import { applyGrantChanges } from '../entitlements/writer';
 import { customerRef } from '../identity/repository';
 import type { CustomerRecord } from '../identity/model';
 import type { EnvScope } from '../store/scope';
@@ -100,8 +101,8 @@ interface GrantsPreRead {
 async function preReadGrants(scope: EnvScope, customerId: string): Promise<GrantsPreRead> {
   // Projection first: a grant committed after this read moves the version the transaction checks.
   const projection = await scope.get(projectionRef(scope, customerId));
-  const grants = await scope.query(scope.collection(GRANTS).where('customerId', '==', customerId));
-  return { customerId, projectionVersion: versionOf(projection), grants: grants.docs.map((doc) => doc.data() as GrantRecord) };
+  const grants = await readCustomerGrantsGuarded(scope, customerId);
+  return { customerId, projectionVersion: versionOf(projection), grants };
 }
 
 /** The projection's update time (null while it does not exist). */
@@ -142,14 +143,16 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreR
 
     // Writes: every read is done.
     const changed = customerId ? subscriptionGrants(input, snapshot, keysByProduct, current, grants, customerId) : [];
-    const allGrants = mergeGrants(grants, changed);
     const grantedKeys = [...new Set(keysByProduct.flat())].sort();
-    for (const grant of changed) tx.set(grantRef(scope, grant.grantId), grant);
-    if (customerId && changed.length > 0) writeProjection(tx, scope, customerId, allGrants, input.now);
+    let projection: ProjectionDoc | null = null;
+    if (customerId && projectionSnap) {
+      const cause = { kind: 'rail' as const, rail: input.rail, auditEventId: input.eventId, eventType: input.eventType };
+      const applied = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: projectionSnap, grants }], changes: changed, cause, now: input.now });
+      projection = applied.projections.get(customerId)!;
+    }
     tx.set(subRef, subscriptionRecord(input, snapshot, current, customerId, grantedKeys));
 
     const decision = decideOutcome(snapshot, current, changed, customerId, grantedKeys);
-    const projection = customerId ? { customerId, entitlements: projectEntitlements(allGrants, input.now), updatedAt: input.now } : null;
     const outcome: RailDecision = { duplicate: false, ...decision, customerId, fromState, toState: snapshot.state, projection };
     record(tx, input, outcome, { productIds: snapshot.productIds, entitlementKeys: grantedKeys });
     return outcome;
@@ -258,12 +261,6 @@ function grantDiffers(a: GrantRecord, b: GrantRecord): boolean {
     a.source.productId !== b.source.productId ||
     a.source.subscriptionId !== b.source.subscriptionId
   );
-}
-
-function mergeGrants(grants: readonly GrantRecord[], changed: readonly GrantRecord[]): GrantRecord[] {
-  const byId = new Map(grants.map((g) => [g.grantId, g]));
-  for (const grant of changed) byId.set(grant.grantId, grant);
-  return [...byId.values()];
 }
 
 function subscriptionRecord(

@@ -1,8 +1,12 @@
 import type { GrantRecord } from '../../../functions/src/entitlements/model';
-import { grantRef, writeProjection } from '../../../functions/src/entitlements/projection';
+import { projectionRef, readCustomerGrants } from '../../../functions/src/entitlements/projection';
+import { applyGrantChanges } from '../../../functions/src/entitlements/writer';
 import type { EnvScope } from '../../../functions/src/store/scope';
 
-/** Stores grants for a customer and its projection, the way the entitlement writers do. */
+/** The cause a seeded change records (no audit entry stands behind it in these suites). */
+const SEED_CAUSE = { kind: 'operator', rail: 'manual', auditEventId: 'srv_test_seed', eventType: 'test.seeded' } as const;
+
+/** Stores grants for a customer and its projection, through the one entitlement writer. */
 export async function seedGrants(scope: EnvScope, customerId: string, grants: Partial<GrantRecord>[], now: number): Promise<GrantRecord[]> {
   const records: GrantRecord[] = grants.map((g, i) => ({
     grantId: `g_${customerId}_${g.entitlementKey ?? i}_${i}`,
@@ -15,9 +19,10 @@ export async function seedGrants(scope: EnvScope, customerId: string, grants: Pa
     updatedAt: now,
     ...g,
   }));
-  await scope.db.runTransaction(async (tx) => {
-    for (const record of records) tx.set(grantRef(scope, record.grantId), record);
-    writeProjection(tx, scope, customerId, records, now);
+  await scope.runTransaction(async (tx) => {
+    const projection = await tx.get(projectionRef(scope, customerId));
+    const existing = await readCustomerGrants(tx, scope, customerId);
+    applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants: existing }], changes: records, cause: SEED_CAUSE, now });
   });
   return records;
 }

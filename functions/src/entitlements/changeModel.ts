@@ -1,0 +1,40 @@
+import type { Timestamp } from 'firebase-admin/firestore';
+import type { Env } from '../store/env';
+import type { PublicEntitlement, Rail } from './model';
+
+/**
+ * `entitlementChanges/{customerId}:{sequence}`: one record per change of one key's public state,
+ * written by `applyGrantChanges` (writer.ts) in the transaction that made the change. They are
+ * the outbox outbound webhooks deliver from and the history the dashboard shows, so each
+ * carries everything a notification needs (no further read).
+ */
+export const ENTITLEMENT_CHANGES = 'entitlementChanges';
+
+/** What made the change: a rail's event or an operator's act, and the audit entry recording it. */
+export interface EntitlementCause {
+  kind: 'rail' | 'operator';
+  /** The rail of the event, `manual` for server grants and revokes, migration and merges. */
+  rail: Rail;
+  /** The audit entry's event id (`audit/{auditEventId}`), written in the same transaction. */
+  auditEventId: string;
+  /** The audit entry's event type (e.g. `entitlement.granted_manually`, a rail's event type). */
+  eventType: string;
+}
+
+export interface EntitlementChange {
+  changeId: string;
+  projectId: string;
+  env: Env;
+  customerId: string;
+  key: string;
+  /** 1, 2, 3… per customer, without gaps; the projection keeps the last one (`changeSequence`). */
+  sequence: number;
+  /** The key's `PublicEntitlement` before and after (null: absent), as of `changedAt`. */
+  before: PublicEntitlement | null;
+  after: PublicEntitlement | null;
+  cause: EntitlementCause;
+  /** Unix milliseconds. */
+  changedAt: number;
+  /** Kept as long as the audit entry it cites (24 months), then removed by the TTL policy. */
+  expiresAt: Timestamp;
+}

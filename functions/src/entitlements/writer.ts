@@ -1,0 +1,166 @@
+import { Timestamp, type DocumentSnapshot, type Transaction } from 'firebase-admin/firestore';
+import { auditExpiry } from '../audit/append';
+import type { EnvScope } from '../store/scope';
+import { ENTITLEMENT_CHANGES, type EntitlementCause, type EntitlementChange } from './changeModel';
+import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';
+import { projectEntitlements } from './projection';
+import { toPublicEntitlements } from './publicShape';
+
+/**
+ * The one writer of grants, projections and entitlement change records. Every path that changes
+ * entitlements (server grant and revoke, migration rows, rail decisions, merges) calls
+ * `applyGrantChanges` inside its own transaction, after its reads: it writes the changed grants,
+ * rewrites each touched customer's projection from that customer's grant list as it will be,
+ * and appends one change record per key whose public state changed, numbered per customer.
+ * Nothing else writes `grants/`, `projections/` or `entitlementChanges/`
+ * (test/entitlements/oneWriter.test.ts holds that).
+ */
+
+/** One customer's entitlement state as the caller's transaction read it. */
+export interface CustomerEntitlements {
+  customerId: string;
+  /**
+   * The projection document read IN the caller's transaction: it orders this change after every
+   * earlier one of the customer and carries the last change sequence.
+   */
+  projection: DocumentSnapshot;
+  /**
+   * Every grant of the customer (revoked ones included), read in the transaction or beside it
+   * under the guard of `projection` (`readCustomerGrantsGuarded`).
+   */
+  grants: readonly GrantRecord[];
+}
+
+export interface GrantChanges {
+  /** Every customer whose grant list a change touches (a merge: the winner and the merged). */
+  customers: readonly CustomerEntitlements[];
+  /**
+   * Grants as they are after this change (new, updated, revoked, or moved to another customer by
+   * a different `customerId`). Each grant appears once; it is written as given.
+   */
+  changes: readonly GrantRecord[];
+  /** Why: the audit entry written beside this change; per key when the keys were decided apart. */
+  cause: EntitlementCause | ((key: string) => EntitlementCause);
+  now: number;
+}
+
+export interface AppliedChanges {
+  /** Each touched customer's projection after the change, by customer id. */
+  projections: Map<string, ProjectionDoc>;
+  /** The change records appended, in sequence order per customer. */
+  records: EntitlementChange[];
+}
+
+/** Change record ids sort by sequence within a customer: `{customerId}:{sequence, 12 digits}`. */
+export const changeRecordId = (customerId: string, sequence: number): string => `${customerId}:${String(sequence).padStart(12, '0')}`;
+export const changeRecordRef = (scope: EnvScope, customerId: string, sequence: number) => scope.doc(ENTITLEMENT_CHANGES, changeRecordId(customerId, sequence));
+
+/**
+ * Applies `changes` in the caller's transaction. Every read must be done before (Firestore
+ * transactions read first, then write); this function only writes. A customer none of whose
+ * grants changed is left untouched, so a no-op writes nothing.
+ */
+export function applyGrantChanges(tx: Transaction, scope: EnvScope, input: GrantChanges): AppliedChanges {
+  const { changes, now } = input;
+  const ids = new Set(input.customers.map((c) => c.customerId));
+  if (ids.size !== input.customers.length) throw new Error('applyGrantChanges: a customer is listed twice');
+  for (const grant of changes) {
+    if (!ids.has(grant.customerId)) throw new Error(`applyGrantChanges: grant ${grant.grantId} belongs to ${grant.customerId}, whose projection was not read`);
+  }
+  const changedIds = new Set(changes.map((g) => g.grantId));
+  if (changedIds.size !== changes.length) throw new Error('applyGrantChanges: a grant is changed twice');
+
+  for (const grant of changes) tx.set(scope.doc(GRANTS, grant.grantId), grant);
+
+  const projections = new Map<string, ProjectionDoc>();
+  const records: EntitlementChange[] = [];
+  for (const customer of input.customers) {
+    const before = storedProjection(customer.projection);
+    const touched = customer.grants.some((g) => changedIds.has(g.grantId)) || changes.some((g) => g.customerId === customer.customerId);
+    const grantsAfter = grantListAfter(customer, changes);
+    if (!touched) {
+      projections.set(customer.customerId, { customerId: customer.customerId, entitlements: projectEntitlements(grantsAfter, now), updatedAt: now, changeSequence: before?.changeSequence ?? 0 });
+      continue;
+    }
+    const entitlements = projectEntitlements(grantsAfter, now);
+    const customerRecords = changeRecords(scope, customer.customerId, before, entitlements, input.cause, now);
+    const doc: ProjectionDoc = {
+      customerId: customer.customerId,
+      entitlements,
+      updatedAt: now,
+      changeSequence: (before?.changeSequence ?? 0) + customerRecords.length,
+    };
+    tx.set(scope.doc(PROJECTIONS, customer.customerId), doc);
+    for (const record of customerRecords) tx.create(changeRecordRef(scope, record.customerId, record.sequence), record);
+    projections.set(customer.customerId, doc);
+    records.push(...customerRecords);
+  }
+  return { projections, records };
+}
+
+/** The customer's grants after the change: its own with changes applied, plus grants moved to it. */
+function grantListAfter(customer: CustomerEntitlements, changes: readonly GrantRecord[]): GrantRecord[] {
+  const byId = new Map(customer.grants.map((g) => [g.grantId, g]));
+  for (const grant of changes) byId.set(grant.grantId, grant);
+  return [...byId.values()].filter((g) => g.customerId === customer.customerId);
+}
+
+const storedProjection = (snapshot: DocumentSnapshot): ProjectionDoc | null => (snapshot.exists ? (snapshot.data() as ProjectionDoc) : null);
+
+/**
+ * One record per key whose public state changed, in key order. The public state of a key is
+ * what a reader can tell apart and what does not move by itself: whether the key is present,
+ * its `validUntil` and its `source`. `updatedAt` alone (a losing grant revoked) is not a change,
+ * and neither is `isActive` turning false as time passes: that is not a write (the webhooks
+ * issue derives `entitlement.expired` from `validUntil`). `before`/`after` are the frozen
+ * `PublicEntitlement` shapes at the time of the change.
+ */
+function changeRecords(
+  scope: EnvScope,
+  customerId: string,
+  before: ProjectionDoc | null,
+  after: Record<string, ProjectedEntitlement>,
+  cause: GrantChanges['cause'],
+  now: number,
+): EntitlementChange[] {
+  const previous = before?.entitlements ?? {};
+  const keys = [...new Set([...Object.keys(previous), ...Object.keys(after)])].sort();
+  const records: EntitlementChange[] = [];
+  let sequence = before?.changeSequence ?? 0;
+  for (const key of keys) {
+    const from = previous[key] ?? null;
+    const to = after[key] ?? null;
+    if (samePublicState(from, to)) continue;
+    sequence += 1;
+    records.push({
+      changeId: changeRecordId(customerId, sequence),
+      projectId: scope.projectId,
+      env: scope.env,
+      customerId,
+      key,
+      sequence,
+      before: publicOf(from, now),
+      after: publicOf(to, now),
+      cause: typeof cause === 'function' ? cause(key) : cause,
+      changedAt: now,
+      expiresAt: Timestamp.fromMillis(auditExpiry(now)),
+    });
+  }
+  return records;
+}
+
+/** Same presence, end and source: nothing a reader or a notification would tell apart. */
+export function samePublicState(a: ProjectedEntitlement | null, b: ProjectedEntitlement | null): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.validUntil === b.validUntil &&
+    a.source.rail === b.source.rail &&
+    a.source.productId === b.source.productId &&
+    a.source.subscriptionId === b.source.subscriptionId
+  );
+}
+
+function publicOf(entitlement: ProjectedEntitlement | null, now: number) {
+  if (!entitlement) return null;
+  return toPublicEntitlements({ customerId: '', entitlements: { [entitlement.key]: entitlement }, updatedAt: now }, now)[0];
+}
