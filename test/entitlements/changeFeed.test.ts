@@ -310,4 +310,4 @@ it(`keeps projections equal to their grants and one change record per public cha
     if (err instanceof Error) err.message = `CHANGE_FEED_SEED=${SEED}; steps:\n${w.log.join('\n')}\n\n${err.message}`;
     throw err;
   }
-}, 60_000);
+}, 120_000);

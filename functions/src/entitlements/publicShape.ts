@@ -1,5 +1,5 @@
 import { toUnixSeconds } from '../clock';
-import type { GrantRecord, ProjectionDoc, PublicEntitlement } from './model';
+import type { GrantRecord, ProjectedEntitlement, ProjectionDoc, PublicEntitlement } from './model';
 
 /**
  * The frozen `PublicEntitlement` shape, built from a stored projection. Ordered by key, so every
@@ -11,14 +11,19 @@ export function toPublicEntitlements(projection: ProjectionDoc | null, now: numb
   if (!projection) return [];
   return Object.values(projection.entitlements)
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .map((entitlement) => ({
-      object: 'entitlement' as const,
-      key: entitlement.key,
-      isActive: isActiveAt(entitlement.validUntil, now),
-      validUntil: entitlement.validUntil === null ? null : toUnixSeconds(entitlement.validUntil),
-      source: { rail: entitlement.source.rail, productId: entitlement.source.productId, subscriptionId: entitlement.source.subscriptionId },
-      updatedAt: toUnixSeconds(entitlement.updatedAt),
-    }));
+    .map((entitlement) => toPublicEntitlement(entitlement, now));
+}
+
+/** One projected entitlement in the public shape, `isActive` as of `now`. */
+export function toPublicEntitlement(entitlement: ProjectedEntitlement, now: number): PublicEntitlement {
+  return {
+    object: 'entitlement',
+    key: entitlement.key,
+    isActive: isActiveAt(entitlement.validUntil, now),
+    validUntil: entitlement.validUntil === null ? null : toUnixSeconds(entitlement.validUntil),
+    source: { rail: entitlement.source.rail, productId: entitlement.source.productId, subscriptionId: entitlement.source.subscriptionId },
+    updatedAt: toUnixSeconds(entitlement.updatedAt),
+  };
 }
 
 /** Active until the end instant (exclusive); null is lifetime. */

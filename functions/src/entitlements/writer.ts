@@ -4,7 +4,7 @@ import type { EnvScope } from '../store/scope';
 import { ENTITLEMENT_CHANGES, type EntitlementCause, type EntitlementChange } from './changeModel';
 import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';
 import { projectEntitlements } from './projection';
-import { toPublicEntitlements } from './publicShape';
+import { toPublicEntitlement } from './publicShape';
 
 /**
  * The one writer of grants, projections and entitlement change records. Every path that changes
@@ -160,7 +160,4 @@ export function samePublicState(a: ProjectedEntitlement | null, b: ProjectedEnti
   );
 }
 
-function publicOf(entitlement: ProjectedEntitlement | null, now: number) {
-  if (!entitlement) return null;
-  return toPublicEntitlements({ customerId: '', entitlements: { [entitlement.key]: entitlement }, updatedAt: now }, now)[0];
-}
+const publicOf = (entitlement: ProjectedEntitlement | null, now: number) => (entitlement ? toPublicEntitlement(entitlement, now) : null);
