@@ -3,11 +3,10 @@
  * mixed workload through the real routes and services — server grants and revokes, migration
  * rows, Stripe webhooks in and out of order and re-delivered, App Store purchase syncs and
  * notifications in and out of order, merges of conflicting customers; mostly one at a time,
- * some in concurrent bursts — that afterwards, for
- * every customer: the stored projection equals a recomputation from its grants, and its change
- * records are exactly one per public change (replayed per key they chain from nothing to the
- * projection's current state, none repeats a state), numbered 1, 2, 3… without gaps, each
- * citing an audit entry written with it. Set CHANGE_FEED_SEED to replay a failing seed.
+ * some in concurrent bursts — that afterwards, for every customer: the stored projection
+ * equals a recomputation from its grants, and its change records are exactly one per public
+ * change (replayed per key they chain from nothing to the projection's current state, none
+ * repeats a state), numbered 1, 2, 3… without gaps, each citing an audit entry written with it. Set CHANGE_FEED_SEED to replay a failing seed.
  */
 import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../functions/src/audit/model';
