@@ -6,7 +6,8 @@
  * some in concurrent bursts — that afterwards, for every customer: the stored projection
  * equals a recomputation from its grants, and its change records are exactly one per public
  * change (replayed per key they chain from nothing to the projection's current state, none
- * repeats a state), numbered 1, 2, 3… without gaps, each citing an audit entry written with it. Set CHANGE_FEED_SEED to replay a failing seed.
+ * repeats a state), numbered 1, 2, 3… without gaps, each citing an audit entry written with
+ * it. Set CHANGE_FEED_SEED to replay a failing seed.
  */
 import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../functions/src/audit/model';
