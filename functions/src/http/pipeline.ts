@@ -55,6 +55,7 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
       if (route.rateLimit) await enforceRateLimit(deps, auth, route.rateLimit, roundTrips);
       checkEnvelopeEnvironment(parsedBody, auth);
     }
+    route.beforeValidation?.({ body: parsedBody, header: (name) => req.get(name), deps });
     const rawQuery = parseQueryString(req.originalUrl ?? req.url);
     const query = route.validateQuery ? route.validateQuery(rawQuery) : rawQuery;
     const body = route.validateBody ? route.validateBody(parsedBody) : parsedBody;

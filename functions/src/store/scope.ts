@@ -59,6 +59,16 @@ export class EnvScope {
     return this.collection(collectionName).doc(id);
   }
 
+  /** The scope's project document (`projects/{projectId}`: plan, retention), shared by both environments. */
+  projectRef(): DocumentReference {
+    return this.db.collection('projects').doc(this.projectId);
+  }
+
+  /** One of the project's settings (`projects/{projectId}/settings/{id}`, e.g. its identity provider). */
+  projectSettingRef(id: string): DocumentReference {
+    return this.projectRef().collection('settings').doc(id);
+  }
+
   /**
    * Reads documents in one round trip, verifying the key gate in the same call when pending.
    * Concurrent requests reading exactly the same documents share a read issued after each of
