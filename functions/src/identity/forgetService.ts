@@ -3,7 +3,7 @@ import { ApiError } from '../http/errors';
 import type { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
 import { inCustomerTurn } from '../store/writeQueue';
-import { erasureRequestedEventId, erasureTaskId, pendingErasureRef, type ErasurePayload, type PendingErasure } from './erasureModel';
+import { erasureRequestedEventId, erasureTaskId, PENDING_ERASURES, type ErasurePayload, type PendingErasure } from './erasureModel';
 import { requireVerified } from './identifyService';
 import { identityLogs } from './logs';
 import type { CustomerRecord, IdentityIndexEntry } from './model';
@@ -113,7 +113,7 @@ export async function markForErasure(
       updatedAt: now,
     });
     const pending: PendingErasure = { ...payload, taskId, requestedAt: now };
-    tx.set(pendingErasureRef(scope.db, taskId), pending);
+    tx.set(scope.ledgerRef(PENDING_ERASURES, taskId), pending);
     appendAudit(tx, scope, {
       eventId: auditEventId,
       rail: 'manual',

@@ -15,7 +15,7 @@ export async function seedGrants(scope: EnvScope, customerId: string, grants: Pa
     updatedAt: now,
     ...g,
   }));
-  await scope.db.runTransaction(async (tx) => {
+  await scope.runTransaction(async (tx) => {
     for (const record of records) tx.set(grantRef(scope, record.grantId), record);
     writeProjection(tx, scope, customerId, records, now);
   });
