@@ -16,6 +16,8 @@ import { ApiError, type ErrorCode } from './errors';
  * - `x-message`: whole messages per keyword, for a rule the spec words its own way;
  * - `x-code`: the error code when it is not `invalid_param_value` (e.g. `invalid_customer`),
  *   for any keyword or per keyword.
+ *
+ * In the two maps, a missing property may be worded apart as `required:<name>`.
  */
 const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false, verbose: true });
 addFormats(ajv);
@@ -77,7 +79,9 @@ function failure(error: ErrorObject | undefined, at: string): ApiError {
   if (!error) return new ApiError('invalid_param_value', 'The request body is invalid.');
   const annotations = (error.parentSchema ?? {}) as Annotations;
   const empty = annotations['x-missing-when-empty'] === true && (error.data === null || error.data === '');
-  const keyword = empty ? 'empty' : error.keyword;
+  // A missing property is `required:<name>` when the schema words that one apart, else `required`.
+  const missing = error.keyword === 'required' ? `required:${String(error.params.missingProperty)}` : null;
+  const keyword = empty ? 'empty' : missing && (byKeyword(annotations['x-code'], missing) || annotations['x-message']?.[missing]) ? missing : error.keyword;
   const code = byKeyword(annotations['x-code'], keyword) ?? 'invalid_param_value';
   return new ApiError(code, annotations['x-message']?.[keyword] ?? describe(error, at, annotations, empty));
 }
