@@ -12,7 +12,7 @@ import { setGlobalOptions } from 'firebase-functions/v2/options';
 import { onRequest, type HttpsOptions } from 'firebase-functions/v2/https';
 import { onTaskDispatched } from 'firebase-functions/v2/tasks';
 import { onSchedule } from 'firebase-functions/v2/scheduler';
-import type { Deps } from './app/deps';
+import type { RootDeps } from './app/deps';
 import type { Express } from 'express';
 import type { GroupName } from './app/groupNames';
 import { deployRegion } from './config/region';
@@ -22,9 +22,9 @@ import { RETRY_POLICY, type QueueName } from './tasks/queue';
 const REGION = deployRegion();
 setGlobalOptions({ region: REGION, memory: '512MiB', concurrency: 80 });
 
-let deps: Promise<Deps> | undefined;
+let deps: Promise<RootDeps> | undefined;
 /** Built on first use so a cold start pays only for what it serves. */
-function getDeps(): Promise<Deps> {
+function getDeps(): Promise<RootDeps> {
   deps ??= (async () => {
     const [{ createDeps }, { CloudTasksQueue }] = await Promise.all([import('./app/deps'), import('./tasks/cloudTasksQueue')]);
     return createDeps({ tasks: new CloudTasksQueue(REGION) });

@@ -13,8 +13,10 @@ import { BATCH_DOC_ID_PATTERN, batchDocId, eventDocId, type BatchedEvent } from 
 import { identityResolutionTask, MAX_BATCHES_PER_TASK, parseIdentityResolutionPayload } from '../../functions/src/events/resolutionTask';
 import { sdkFloorViolation } from '../../functions/src/events/sdkFloor';
 import { ErrorPassMemory, minuteOf, planThrottle } from '../../functions/src/events/throttle';
-import { normaliseBatch, normaliseEvent } from '../../functions/src/events/validation';
+import { eventsBodySchema, type EventsBody } from '../../functions/src/events/ingestRoute';
+import { normaliseBatch as normaliseValidBatch, normaliseEvent as normaliseValidEvent } from '../../functions/src/events/validation';
 import { ApiError } from '../../functions/src/http/errors';
+import { compileSchema } from '../../functions/src/http/validation';
 
 const NOW = Date.UTC(2026, 2, 1, 12, 0, 0);
 
@@ -30,6 +32,13 @@ function rejection(fn: () => unknown): string {
 }
 
 const valid = { name: 'purchase', anonymousId: 'device-1' };
+
+/** As a request goes: the route's schema (in the pipeline), then the service's normalisation. */
+const validateBody = compileSchema<EventsBody>(eventsBodySchema);
+const normaliseBatch = (body: unknown, now: number) => normaliseValidBatch(validateBody(body), now);
+/** One event, validated at position `index` of a batch (valid events before it). */
+const normaliseEvent = (raw: unknown, index: number, now: number) =>
+  normaliseValidEvent(validateBody({ events: [...Array.from({ length: index }, () => valid), raw] }).events[index], index, now);
 
 describe('event validation (request table)', () => {
   it.each([

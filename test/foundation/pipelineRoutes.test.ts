@@ -9,7 +9,7 @@ import { createApiApp } from '../../functions/src/http/pipeline';
 import { route } from '../../functions/src/http/route';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
 
-const echo = route<{ name: string; environment?: string }>({
+const echo = route<{ name: string; environment?: 'production' | 'sandbox'; items?: number[] }>({
   method: 'POST',
   path: '/v1/test/echo/:id',
   key: 'any',
@@ -17,7 +17,12 @@ const echo = route<{ name: string; environment?: string }>({
   body: {
     type: 'object',
     required: ['name'],
-    properties: { name: { type: 'string', minLength: 1, maxLength: 8 }, environment: { enum: ['production', 'sandbox'] }, items: { type: 'array', items: { type: 'integer' } } },
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 8 },
+      // `nullable`: JSONSchemaType's spelling of an optional field; null counts as absent.
+      environment: { type: 'string', enum: ['production', 'sandbox', null], nullable: true },
+      items: { type: 'array', items: { type: 'integer' }, nullable: true },
+    },
   },
   handler: async (ctx) => ({ body: { id: ctx.params.id, name: ctx.body.name, env: ctx.auth.wireEnv } }),
 });

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import supertest from 'supertest';
-import { createDeps, type Deps, type DepsOverrides } from '../../functions/src/app/deps';
+import { createDeps, type RootDeps, type DepsOverrides } from '../../functions/src/app/deps';
 import { ALL_ROUTES } from '../../functions/src/app/groups';
 import { ManualClock } from '../../functions/src/clock';
 import { createApiApp } from '../../functions/src/http/pipeline';
@@ -16,7 +16,7 @@ import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
  * `seedProject` makes a fresh project, so suites never see each other's data.
  */
 export interface TestService {
-  deps: Deps;
+  deps: RootDeps;
   app: Express;
   clock: ManualClock;
   tasks: InProcessTaskQueue;

@@ -16,9 +16,9 @@ import { JoseIdTokenVerifier, type IdTokenVerifier } from '../identity/idTokens'
 /**
  * Everything a handler may use, built once per process. The deployed functions, the local
  * runner and the tests build the same object; only the edges differ (clock, queue, storage).
+ * No Firestore handle: handlers reach data through their request's `EnvScope` only.
  */
 export interface Deps {
-  db: Firestore;
   clock: Clock;
   settings: Settings;
   keys: KeyAuthenticator;
@@ -33,8 +33,16 @@ export interface Deps {
   idTokens: IdTokenVerifier;
 }
 
+/**
+ * Deps plus the process's unscoped Firestore handle, for the code that establishes a scope
+ * itself (task handlers, the retention worker, the local runner; test/foundation/partition.test.ts
+ * lists who may name this type). The HTTP pipeline never hands it to a handler.
+ */
+export interface RootDeps extends Deps {
+  db: Firestore;
+}
+
 export interface DepsOverrides {
-  db?: Firestore;
   clock?: Clock;
   settings?: Partial<Settings>;
   bucketStore?: BucketStore;
@@ -45,15 +53,15 @@ export interface DepsOverrides {
   idTokens?: IdTokenVerifier;
 }
 
-export function createDeps(overrides: DepsOverrides = {}): Deps {
-  const db = overrides.db ?? defaultDb();
+export function createDeps(overrides: DepsOverrides = {}): RootDeps {
+  const db = defaultDb();
   const clock = overrides.clock ?? systemClock;
   const settings = { ...loadSettings(), ...overrides.settings };
   const limiter = new RateLimiter(overrides.bucketStore ?? new FirestoreBucketStore(db), clock, (err, id) =>
     logs.rateLimiterFailedOpen(id.projectId, id.env, id.bucket, err instanceof Error ? err.message : String(err)),
   );
   const tasks = overrides.tasks ?? new InProcessTaskQueue();
-  const deps: Deps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails, settings) };
+  const deps: RootDeps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails, settings) };
   logs.started(describeSettings(settings));
   const standIns = railStandIns(deps.rails);
   if (standIns.length > 0) logs.railStandIns(standIns);

@@ -1,10 +1,10 @@
-import type { Deps } from '../app/deps';
+import type { RootDeps } from '../app/deps';
 import type { DemoProject } from '../local/seed';
 import type { PacedOperation } from './paced';
 
 /** What a benchmark scenario may use to prepare its request (a seeded project, the store). */
 export interface BenchContext {
-  deps: Deps;
+  deps: RootDeps;
   project: DemoProject;
   baseUrl: string;
 }

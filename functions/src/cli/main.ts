@@ -42,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
+    // Domain errors arrive as OperatorErrors (registry.ts maps them, once).
     if (err instanceof OperatorError) fail({ code: err.code, message: err.message });
     else fail({ code: 'error', message: err instanceof Error ? err.message : String(err) });
     return 1;

@@ -1,4 +1,6 @@
+import { DomainError } from '../errors/domain';
 import type { Command } from './command';
+import { OperatorError } from './operatorError';
 import { catalogCommands } from './commands/catalog';
 import { demoCommands } from './commands/demo';
 import { eventCommands } from './commands/events';
@@ -9,5 +11,20 @@ import { railCommands } from './commands/rails';
 import { stripeRailCommands } from './commands/railsStripe';
 import { symbolicateCommands } from './commands/symbolicate';
 
+/** The CLI's one mapping of domain errors: a refusal of domain code becomes the operator's error, same code. */
+function operatorErrors(command: Command): Command {
+  return {
+    ...command,
+    run: async (values, env) => {
+      try {
+        return await command.run(values, env);
+      } catch (err) {
+        if (err instanceof DomainError) throw new OperatorError(err.code, err.message);
+        throw err;
+      }
+    },
+  };
+}
+
 /** Every operator command. A capability adds its own file under commands/ and lists it here. */
-export const COMMANDS: Command[] = [...projectCommands, ...keyCommands, ...demoCommands, ...symbolicateCommands, ...eventCommands, ...catalogCommands, ...stripeRailCommands, ...railCommands, ...identityCommands];
+export const COMMANDS: Command[] = [...projectCommands, ...keyCommands, ...demoCommands, ...symbolicateCommands, ...eventCommands, ...catalogCommands, ...stripeRailCommands, ...railCommands, ...identityCommands].map(operatorErrors);

@@ -1,3 +1,4 @@
+import type { JSONSchemaType } from 'ajv';
 import { route } from '../http/route';
 import { ENTITLEMENT_KEY_PATTERN } from './catalog';
 import { requireCustomerIdParam } from './customerIds';
@@ -12,7 +13,7 @@ export interface GrantBody {
   reason: string;
 }
 
-export const grantBodySchema = {
+export const grantBodySchema: JSONSchemaType<GrantBody> = {
   type: 'object',
   required: ['entitlementKey', 'duration', 'reason'],
   properties: {

@@ -1,3 +1,4 @@
+import type { JSONSchemaType } from 'ajv';
 import { route } from '../http/route';
 import { ENTITLEMENT_KEY_PATTERN } from './catalog';
 import { requireCustomerIdParam } from './customerIds';
@@ -10,7 +11,7 @@ export interface RevokeBody {
   reason: string;
 }
 
-export const revokeBodySchema = {
+export const revokeBodySchema: JSONSchemaType<RevokeBody> = {
   type: 'object',
   required: ['entitlementKey', 'reason'],
   properties: {

@@ -1,19 +1,22 @@
-import type { Deps } from '../app/deps';
-import { DAY } from '../clock';
+import { DAY, type Clock } from '../clock';
 import { ApiError } from '../http/errors';
 import { rateLimitedError } from '../http/rateLimit';
-import type { RequestContext } from '../http/route';
+import type { Platform } from '../keys/record';
 import { BUCKETS } from '../ratelimit/buckets';
-import type { LimitDecision } from '../ratelimit/limiter';
+import type { LimitDecision, RateLimiter } from '../ratelimit/limiter';
+import type { WireEnv } from '../store/env';
+import type { RoundTripCounter } from '../store/roundTrips';
+import type { EnvScope } from '../store/scope';
+import type { TaskQueue } from '../tasks/queue';
+import type { EventsBody } from './ingestRoute';
 import { eventLogs } from './logs';
 import { packBatchEvents } from './batchCodec';
 import { BATCH_CODEC, batchDocId, eventDocId, type BatchedEvent, type LandingFields } from './model';
 import { batchWrite, errorPassRef, errorPassWrite, readIngestContext, timestampFromMillis } from './repository';
 import { identityResolutionTask, MAX_BATCHES_PER_TASK } from './resolutionTask';
 import { expiresAtMs, retentionDays } from './retention';
-import { sdkFloorViolation, sdkVersionUnsupported } from './sdkFloor';
 import { ErrorPassMemory, minuteOf, planThrottle } from './throttle';
-import { envelopeSdk, normaliseBatch, type NormalisedEvent } from './validation';
+import { normaliseBatch, type NormalisedEvent } from './validation';
 
 /** How long an error-pass marker is kept: its minute is long over by then. */
 const ERROR_PASS_MARKER_TTL_MS = DAY;
@@ -24,39 +27,58 @@ export interface IngestResult {
   throttled: { dropped: number; sampleRate: number; retryAfterMs: number } | null;
 }
 
-const passMemories = new WeakMap<Deps, ErrorPassMemory>();
-const passMemoryFor = (deps: Deps): ErrorPassMemory => {
-  let memory = passMemories.get(deps);
+/** What the ingest path is given: the key's partition and the instance's edges. */
+export interface IngestPorts {
+  scope: EnvScope;
+  clock: Clock;
+  limiter: RateLimiter;
+  tasks: TaskQueue;
+  /** Per process (one per Deps): error-pass markers already seen this minute. */
+  passMemory: ErrorPassMemory;
+  /** The default when the project sets none (settings). */
+  telemetryRetentionDays: number;
+  roundTrips: RoundTripCounter;
+}
+
+/** Who sends the batch: the key's app and platform, and what the request carried beside the body. */
+export interface IngestCaller {
+  requestId: string;
+  appId: string;
+  platform: Platform;
+  wireEnv: WireEnv;
+  sdkHeader: string | null;
+}
+
+const passMemories = new WeakMap<object, ErrorPassMemory>();
+/** The process's error-pass memory (keyed by the Deps the route is served with). */
+export const passMemoryFor = (owner: object): ErrorPassMemory => {
+  let memory = passMemories.get(owner);
   if (!memory) {
     memory = new ErrorPassMemory();
-    passMemories.set(deps, memory);
+    passMemories.set(owner, memory);
   }
   return memory;
 };
 
 /**
- * `POST /v1/events`: version floor → validation → bucket → one read (key re-check, project
+ * `POST /v1/events` after the version floor and validation (the route's): bucket → one read (key re-check, project
  * retention, error-pass markers when throttled) → one commit (the landing events as one batch
  * document, plus new error-pass markers) → identity-resolution task, which stores the events.
  * Nothing is written before the whole batch has been validated, and nothing at all on 4xx.
  */
-export async function ingestBatch(ctx: RequestContext): Promise<IngestResult> {
-  const { deps, auth, scope } = ctx;
-  const receivedAt = deps.clock.now();
+export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body: EventsBody): Promise<IngestResult> {
+  const { scope } = ports;
+  const auth = { projectId: scope.projectId, env: scope.env, appId: caller.appId, wireEnv: caller.wireEnv, platform: caller.platform };
+  const receivedAt = ports.clock.now();
 
-  if (deps.settings.enforceSdkFloor) {
-    const violation = sdkFloorViolation(ctx.header('service-sdk-version'), envelopeSdk(ctx.body));
-    if (violation) throw sdkVersionUnsupported(violation);
-  }
-
-  const batch = normaliseBatch(ctx.body, receivedAt);
+  const batch = normaliseBatch(body, receivedAt);
   if (batch.appId !== null && batch.appId !== auth.appId) {
     throw new ApiError('invalid_param_value', 'Invalid value for `appId`: it must be the app of the API key (or be omitted).');
   }
 
-  const decision = await deps.limiter.take({ projectId: auth.projectId, env: auth.env, bucket: 'events' }, BUCKETS.events, batch.events.length, ctx.roundTrips);
+  const decision = await ports.limiter.take({ projectId: auth.projectId, env: auth.env, bucket: 'events' }, BUCKETS.events, batch.events.length, ports.roundTrips);
   const granted = Math.min(batch.events.length, decision.granted);
-  const memory = passMemoryFor(deps);
+  const memory = ports.passMemory;
   const scopeKey = `${auth.projectId}/${auth.env}`;
   const minute = minuteOf(receivedAt);
   const plan = planThrottle(batch.events, granted, memory, scopeKey, minute);
@@ -75,7 +97,7 @@ export async function ingestBatch(ctx: RequestContext): Promise<IngestResult> {
 
   const landing = [...plan.paid, ...passes];
   if (landing.length === 0) {
-    eventLogs.batchThrottled(ctx.requestId, auth.projectId, auth.env, 0, plan.dropped.length, 0);
+    eventLogs.batchThrottled(caller.requestId, auth.projectId, auth.env, 0, plan.dropped.length, 0);
     throw rateLimitedError(decision, 'events');
   }
 
@@ -85,10 +107,10 @@ export async function ingestBatch(ctx: RequestContext): Promise<IngestResult> {
     appId: auth.appId,
     platform: auth.platform,
     sdk: batch.sdk,
-    sdkHeader: ctx.header('service-sdk-version')?.slice(0, 200) ?? null,
+    sdkHeader: caller.sdkHeader,
     envelopeVersion: batch.envelopeVersion,
-    requestId: ctx.requestId,
-    expiresAt: timestampFromMillis(expiresAtMs(receivedAt, retentionDays(reads.project, deps.settings.telemetryRetentionDays))),
+    requestId: caller.requestId,
+    expiresAt: timestampFromMillis(expiresAtMs(receivedAt, retentionDays(reads.project, ports.telemetryRetentionDays))),
   };
   const passed = new Set(passes);
   const parts = packBatchEvents(landing.map((event) => batchedEvent(event, passed.has(event))));
@@ -116,11 +138,11 @@ export async function ingestBatch(ctx: RequestContext): Promise<IngestResult> {
   // the request fails, and the client's retry (same event ids) lands and enqueues again.
   for (let start = 0; start < batchDocIds.length; start += MAX_BATCHES_PER_TASK) {
     const task = identityResolutionTask(auth.projectId, auth.env, batchDocIds.slice(start, start + MAX_BATCHES_PER_TASK), landedAt);
-    await deps.tasks.enqueue('identityResolution', task.payload, { id: task.id });
+    await ports.tasks.enqueue('identityResolution', task.payload, { id: task.id });
   }
 
   const dropped = plan.dropped.length;
-  if (dropped > 0) eventLogs.batchThrottled(ctx.requestId, auth.projectId, auth.env, landing.length, dropped, passes.length);
+  if (dropped > 0) eventLogs.batchThrottled(caller.requestId, auth.projectId, auth.env, landing.length, dropped, passes.length);
   return {
     received: landing.length,
     env: auth.wireEnv,

@@ -1,5 +1,4 @@
 import { Timestamp, type DocumentReference, type DocumentSnapshot, type WriteBatch } from 'firebase-admin/firestore';
-import { projectRef } from '../keys/paths';
 import type { SetWrite } from '../store/coalesced';
 import type { EnvScope } from '../store/scope';
 import {
@@ -34,7 +33,7 @@ export interface IngestReads {
  * markers a throttled batch needs, in one `getAll` that also carries the API-key re-check.
  */
 export async function readIngestContext(scope: EnvScope, markers: DocumentReference[]): Promise<IngestReads> {
-  const [project, ...markerSnapshots] = await scope.getAll(projectRef(scope.db, scope.projectId), ...markers);
+  const [project, ...markerSnapshots] = await scope.getAll(scope.projectRef(), ...markers);
   return { project, markersTaken: markerSnapshots.map((snapshot) => snapshot.exists) };
 }
 

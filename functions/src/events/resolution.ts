@@ -1,5 +1,5 @@
 import type { DocumentSnapshot } from 'firebase-admin/firestore';
-import type { Deps } from '../app/deps';
+import type { RootDeps } from '../app/deps';
 import type { Hint } from '../identity/link';
 import type { CustomerRecord } from '../identity/model';
 import { linkHints } from '../identity/repository';
@@ -38,7 +38,7 @@ import { parseIdentityResolutionPayload } from './resolutionTask';
  * while it was being stored makes the commit fail (the removal is conditional), and the queue
  * runs the task again on the newer copy. Throwing (a store failure) makes the queue retry.
  */
-export async function resolveEventIdentities(payload: Record<string, unknown>, deps: Deps): Promise<void> {
+export async function resolveEventIdentities(payload: Record<string, unknown>, deps: RootDeps): Promise<void> {
   const task = parseIdentityResolutionPayload(payload);
   if (!task) {
     eventLogs.resolutionPayloadInvalid('expected {projectId, env, batchDocIds}');

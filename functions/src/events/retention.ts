@@ -1,5 +1,5 @@
 import { FieldValue, type DocumentSnapshot, type Firestore } from 'firebase-admin/firestore';
-import { OperatorError } from '../cli/operatorError';
+import { DomainError } from '../errors/domain';
 import { DAY } from '../clock';
 import { projectRef } from '../keys/paths';
 
@@ -25,11 +25,11 @@ export const expiresAtMs = (receivedAt: number, days: number): number => receive
 
 /** Operator action: sets a project's retention, or (null) returns it to the default. */
 export async function setTelemetryRetention(db: Firestore, projectId: string, days: number | null): Promise<void> {
-  if (days !== null && !isRetentionDays(days)) throw new OperatorError('invalid_argument', `--days must be an integer from 1 to ${MAX_RETENTION_DAYS}.`);
+  if (days !== null && !isRetentionDays(days)) throw new DomainError('invalid_argument', `--days must be an integer from 1 to ${MAX_RETENTION_DAYS}.`);
   const ref = projectRef(db, projectId);
   await db.runTransaction(async (tx) => {
     const snapshot = await tx.get(ref);
-    if (!snapshot.exists) throw new OperatorError('not_found', `No project ${projectId}.`);
+    if (!snapshot.exists) throw new DomainError('not_found', `No project ${projectId}.`);
     tx.update(ref, { telemetryRetentionDays: days === null ? FieldValue.delete() : days });
   });
 }

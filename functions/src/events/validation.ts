@@ -1,17 +1,14 @@
 import { DAY } from '../clock';
-import { ApiError } from '../http/errors';
-import { compileSchema } from '../http/validation';
-import { ANONYMOUS_ID_PATTERN, USER_ID_PATTERN } from '../identity/identifiers';
+import { serialisedJson } from '../http/validation';
 import { randomToken } from '../keys/format';
+import type { EventsBody, RawEvent } from './ingestRoute';
 import { errorFingerprint } from './fingerprint';
 import { EVENT_LEVELS, eventDocId, type EventLevel, type IdentityHints, type IngestedEventFields } from './model';
 
 /**
- * Validation of `POST /v1/events` (request table and rules 1–3).
- *
- * All-or-nothing: events are checked in order and the first failure rejects the batch with
- * `400 invalid_param_value` naming `events[i].field`. Malformed `level`, `tags` and
- * `categoryTags` are soft-dropped (the event keeps everything else). Optional fields sent as
+ * Normalisation of a `POST /v1/events` body that its schema (ingestRoute.ts, request table and
+ * rules 1–3) has admitted. Malformed `level`, `tags` and `categoryTags` are soft-dropped here
+ * (the event keeps everything else): the schema leaves them alone. Optional fields sent as
  * `null` count as absent. Unknown event fields are ignored, not stored. `sdk` and
  * `envelopeVersion` are observed, never enforced: recorded when well-formed, ignored otherwise.
  */
@@ -24,57 +21,6 @@ export const TAG_VALUE_MAX_CHARS = 64;
 export const TAG_KEY_MAX_CHARS = 128;
 export const CATEGORY_TAGS_MAX = 16;
 export const CATEGORY_TAG_MAX_CHARS = 32;
-
-const nullable = (schema: Record<string, unknown>) => ({ ...schema, type: [schema.type as string, 'null'] });
-
-export const envelopeSchema = {
-  type: 'object',
-  required: ['events'],
-  properties: {
-    events: { type: 'array', minItems: 1, maxItems: MAX_EVENTS, items: { type: 'object' } },
-    appId: nullable({ type: 'string' }),
-    environment: nullable({ type: 'string', enum: ['sandbox', 'production', null] }),
-  },
-} as const;
-
-export const eventSchema = {
-  type: 'object',
-  required: ['name'],
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 128 },
-    eventId: nullable({ type: 'string', minLength: 1, maxLength: 64 }),
-    timestamp: nullable({ type: 'integer' }),
-    properties: nullable({ type: 'object' }),
-    // The identifier rules of identify, so resolution links only identifiers identify accepts.
-    developerUserId: nullable({ type: 'string', pattern: USER_ID_PATTERN.source }),
-    anonymousId: nullable({ type: 'string', pattern: ANONYMOUS_ID_PATTERN.source }),
-    serviceCustomerId: nullable({ type: 'string', pattern: '^cdcust_[A-Za-z0-9_-]{1,64}$' }),
-  },
-} as const;
-
-const validateEnvelope = compileSchema<RawEnvelope>(envelopeSchema);
-const validateEvent = compileSchema<RawEvent>(eventSchema);
-
-interface RawEnvelope {
-  events: Record<string, unknown>[];
-  appId?: string | null;
-  environment?: string | null;
-  sdk?: unknown;
-  envelopeVersion?: unknown;
-}
-
-interface RawEvent {
-  name: string;
-  eventId?: string | null;
-  timestamp?: number | null;
-  properties?: Record<string, unknown> | null;
-  developerUserId?: string | null;
-  anonymousId?: string | null;
-  serviceCustomerId?: string | null;
-  level?: unknown;
-  tags?: unknown;
-  categoryTags?: unknown;
-}
 
 /** One event after validation and soft-drops, ready to land: the request path's stored fields. */
 export type NormalisedEvent = Pick<
@@ -93,8 +39,7 @@ export interface NormalisedBatch {
   envelopeVersion: number | null;
 }
 
-export function normaliseBatch(body: unknown, receivedAt: number): NormalisedBatch {
-  const envelope = validateEnvelope(body);
+export function normaliseBatch(envelope: EventsBody, receivedAt: number): NormalisedBatch {
   const events = envelope.events.map((raw, index) => normaliseEvent(raw, index, receivedAt));
   return {
     events: collapseDuplicates(events),
@@ -104,31 +49,14 @@ export function normaliseBatch(body: unknown, receivedAt: number): NormalisedBat
   };
 }
 
-export function normaliseEvent(raw: unknown, index: number, receivedAt: number): NormalisedEvent {
-  const at = `/events/${index}`;
-  const event = validateEvent(raw, at);
-  const field = (name: string) => `events[${index}].${name}`;
-
+export function normaliseEvent(event: RawEvent, index: number, receivedAt: number): NormalisedEvent {
   const hints: IdentityHints = {
     developerUserId: event.developerUserId ?? null,
     anonymousId: event.anonymousId ?? null,
     serviceCustomerId: event.serviceCustomerId ?? null,
   };
-  if (!hints.developerUserId && !hints.anonymousId && !hints.serviceCustomerId) {
-    throw new ApiError(
-      'invalid_param_value',
-      `Missing required field \`${field('developerUserId')}\`: each event needs at least one identity hint (developerUserId, anonymousId or serviceCustomerId).`,
-    );
-  }
-
-  let properties: string | null = null;
-  if (event.properties) {
-    properties = JSON.stringify(event.properties);
-    const bytes = Buffer.byteLength(properties, 'utf8');
-    if (bytes > PROPERTIES_LIMIT_BYTES) {
-      throw new ApiError('invalid_param_value', `Invalid value for \`${field('properties')}\`: must be at most ${PROPERTIES_LIMIT_BYTES} bytes serialised (got ${bytes}).`);
-    }
-  }
+  // Its size was bounded by the schema (`x-maxJsonBytes`), which kept the text.
+  const properties = event.properties ? serialisedJson(event.properties) : null;
 
   const softDropped: string[] = [];
   const level = softField(event.level, isLevel, 'level', softDropped);

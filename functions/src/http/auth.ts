@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { Deps } from '../app/deps';
 import { parseKey, type ParsedKey } from '../keys/format';
 import { toWireEnv } from '../store/env';
-import { EnvScope } from '../store/scope';
+import type { EnvScope } from '../store/scope';
 import type { RoundTripCounter } from '../store/roundTrips';
 import { ApiError } from './errors';
 import { platformLockError } from './platformLock';
@@ -70,5 +70,5 @@ export async function authorise(req: Request, route: CompiledRoute, deps: Deps, 
     record,
     key,
   };
-  return { auth, scope: new EnvScope(deps.db, record.projectId, record.env, gate, roundTrips) };
+  return { auth, scope: deps.keys.openScope(record, gate, roundTrips) };
 }

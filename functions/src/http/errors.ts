@@ -1,3 +1,4 @@
+import { DomainError } from '../errors/domain';
 import { CONTENTION_RETRY_AFTER_SECONDS, isStoreContention } from '../store/contention';
 
 /**
@@ -81,6 +82,8 @@ export interface ErrorBody {
  */
 export function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  // The spec's closed set has no 404 or 409: a domain refusal is the caller's 400, its code logged.
+  if (err instanceof DomainError) return new ApiError('invalid_param_value', err.message, { internal: `domain ${err.code}: ${err.message}` });
   if (isStoreContention(err)) return storeBusy(err);
   return new ApiError('internal_error', 'An internal error occurred. Retry later or contact support with the request id.', {
     internal: err instanceof Error ? `${err.name}: ${err.message}` : String(err),

@@ -22,8 +22,9 @@ import type { EnvScope } from '../store/scope';
  * environment → query (strict URL decoding) and validation → handler → error envelope. The Express app it returns is what the functions export and what
  * the local runner mounts.
  */
-export function createApiApp(routes: readonly CompiledRoute[], deps: Deps): Express {
+export function createApiApp(routes: readonly CompiledRoute[], given: Deps): Express {
   const table = new RouteTable(routes);
+  const deps = handlerDeps(given);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -31,6 +32,22 @@ export function createApiApp(routes: readonly CompiledRoute[], deps: Deps): Expr
     void handle(table, deps, req, res);
   });
   return app;
+}
+
+/**
+ * What handlers see as `ctx.deps`: the Deps fields and nothing else, so that the process's
+ * unscoped Firestore handle (app/deps.ts) is not reachable from a handler even by a cast.
+ * One view per Deps, so per-process memories keyed by it stay one per process.
+ */
+const views = new WeakMap<Deps, Deps>();
+function handlerDeps(deps: Deps): Deps {
+  let view = views.get(deps);
+  if (!view) {
+    const { clock, settings, keys, limiter, tasks, liveness, secrets, rails, idTokens } = deps;
+    view = Object.freeze({ clock, settings, keys, limiter, tasks, liveness, secrets, rails, idTokens } satisfies Deps);
+    views.set(deps, view);
+  }
+  return view;
 }
 
 async function handle(table: RouteTable, deps: Deps, req: Request, res: Response): Promise<void> {
@@ -55,6 +72,7 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
       if (route.rateLimit) await enforceRateLimit(deps, auth, route.rateLimit, roundTrips);
       checkEnvelopeEnvironment(parsedBody, auth);
     }
+    route.beforeValidation?.({ body: parsedBody, header: (name) => req.get(name), deps });
     const rawQuery = parseQueryString(req.originalUrl ?? req.url);
     const query = route.validateQuery ? route.validateQuery(rawQuery) : rawQuery;
     const body = route.validateBody ? route.validateBody(parsedBody) : parsedBody;

@@ -1,4 +1,4 @@
-import type { Schema } from 'ajv';
+import type { JSONSchemaType } from 'ajv';
 import type { Deps } from '../app/deps';
 import type { KeyKind, ParsedKey } from '../keys/format';
 import type { KeyRecord, Platform } from '../keys/record';
@@ -45,6 +45,13 @@ export interface RequestContext<Body = unknown, Query = Record<string, string>> 
   roundTrips: RoundTripCounter;
 }
 
+/** What a `beforeValidation` check may look at. */
+export interface PreValidationRequest {
+  body: unknown;
+  header(name: string): string | undefined;
+  deps: Deps;
+}
+
 export interface Reply {
   status?: number;
   body: unknown;
@@ -60,8 +67,14 @@ export interface RouteSpec<Body = unknown, Query = Record<string, string>> {
   key: KeyRequirement;
   /** Token bucket charged one token per request, all-or-nothing. */
   rateLimit?: BucketName;
-  body?: Schema;
-  query?: Schema;
+  /** The body's schema, typed by the body it admits (validated in the pipeline, before the handler). */
+  body?: JSONSchemaType<Body>;
+  query?: JSONSchemaType<Query>;
+  /**
+   * Checks that the spec orders before validation (the events wire-format floor, whose `426`
+   * wins over a `400` for fields an old SDK does not know). Sees the parsed, unvalidated body.
+   */
+  beforeValidation?: (request: PreValidationRequest) => void;
   /** Largest accepted body in bytes; defaults to DEFAULT_BODY_LIMIT. */
   maxBodyBytes?: number;
   /** Heartbeat only: a web key with an empty allowlist passes the lock (first-origin learning). */

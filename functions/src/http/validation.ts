@@ -1,13 +1,50 @@
 import Ajv, { type ErrorObject, type Schema } from 'ajv';
 import addFormats from 'ajv-formats';
-import { ApiError } from './errors';
+import { ApiError, type ErrorCode } from './errors';
 
 /**
  * One Ajv instance for the whole process; schemas are compiled once, at module load of the
  * route that declares them. Failures become `400 invalid_param_value` naming the field.
+ * `verbose` keeps the failing subschema and value, so a schema can word its own error through
+ * annotations on the subschema that fails (Ajv ignores them):
+ *
+ * - `x-invalid`: the reason after "Invalid value for `field`: ", for any keyword failing there,
+ *   or per keyword (`{ maxProperties: 'at most 32 keys' }`);
+ * - `x-missing-when-empty`: `null` or `""` is reported as a missing required field (the spec
+ *   treats them as absent); its keyword, for the two maps below, is `empty`;
+ * - `x-missing`: why the field is required, appended to "Missing required field `field`";
+ * - `x-message`: whole messages per keyword, for a rule the spec words its own way;
+ * - `x-code`: the error code when it is not `invalid_param_value` (e.g. `invalid_customer`),
+ *   for any keyword or per keyword.
+ *
+ * In the two maps, a missing property may be worded apart as `required:<name>`.
  */
-const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
+const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false, verbose: true });
 addFormats(ajv);
+
+/**
+ * `x-maxJsonBytes`: the value's `JSON.stringify` is at most this many UTF-8 bytes (an event's
+ * `properties`). The text is kept (`serialisedJson`) so that the handler does not serialise twice.
+ */
+const serialised = new WeakMap<object, string>();
+ajv.addKeyword({
+  keyword: 'x-maxJsonBytes',
+  schemaType: 'number',
+  errors: false,
+  validate: (limit: number, data: unknown) => {
+    if (typeof data !== 'object' || data === null) return true;
+    return Buffer.byteLength(serialisedJson(data), 'utf8') <= limit;
+  },
+});
+
+export function serialisedJson(value: object): string {
+  let text = serialised.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    serialised.set(value, text);
+  }
+  return text;
+}
 
 /** `at`: JSON pointer of `value` inside the body (e.g. `/events/3`), so messages name the full field. */
 export type Validator<T> = (value: unknown, at?: string) => T;
@@ -16,7 +53,7 @@ export function compileSchema<T>(schema: Schema): Validator<T> {
   const validate = ajv.compile(schema);
   return (value: unknown, at = ''): T => {
     if (validate(value)) return value as T;
-    throw new ApiError('invalid_param_value', describe(validate.errors?.[0], at));
+    throw failure(validate.errors?.[0], at);
   };
 }
 
@@ -27,11 +64,38 @@ export function fieldPath(instancePath: string, extra?: string): string {
   return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
 }
 
-function describe(error: ErrorObject | undefined, at: string): string {
-  if (!error) return 'The request body is invalid.';
+interface Annotations {
+  'x-invalid'?: string | Record<string, string>;
+  'x-missing-when-empty'?: boolean;
+  'x-missing'?: string;
+  'x-message'?: Record<string, string>;
+  'x-code'?: ErrorCode | Record<string, ErrorCode>;
+}
+
+const byKeyword = <T>(annotation: T | Record<string, T> | undefined, keyword: string): T | undefined =>
+  typeof annotation === 'object' && annotation !== null ? (annotation as Record<string, T>)[keyword] : annotation;
+
+function failure(error: ErrorObject | undefined, at: string): ApiError {
+  if (!error) return new ApiError('invalid_param_value', 'The request body is invalid.');
+  const annotations = (error.parentSchema ?? {}) as Annotations;
+  const empty = annotations['x-missing-when-empty'] === true && (error.data === null || error.data === '');
+  // A missing property is `required:<name>` when the schema words that one apart, else `required`.
+  const missing = error.keyword === 'required' ? `required:${String(error.params.missingProperty)}` : null;
+  const keyword = empty ? 'empty' : missing && (byKeyword(annotations['x-code'], missing) || annotations['x-message']?.[missing]) ? missing : error.keyword;
+  const code = byKeyword(annotations['x-code'], keyword) ?? 'invalid_param_value';
+  return new ApiError(code, annotations['x-message']?.[keyword] ?? describe(error, at, annotations, empty));
+}
+
+function describe(error: ErrorObject, at: string, annotations: Annotations, empty: boolean): string {
   const instancePath = at + error.instancePath;
+  const why = annotations['x-missing'] ? `: ${annotations['x-missing']}` : '';
+  if (empty) return `Missing required field \`${fieldPath(instancePath)}\`${why}.`;
+  const reason = byKeyword(annotations['x-invalid'], error.keyword);
+  if (reason && error.keyword !== 'required' && error.keyword !== 'additionalProperties') {
+    return `Invalid value for \`${fieldPath(instancePath) || 'body'}\`: ${reason}.`;
+  }
   if (error.keyword === 'required') {
-    return `Missing required field \`${fieldPath(instancePath, String(error.params.missingProperty))}\`.`;
+    return `Missing required field \`${fieldPath(instancePath, String(error.params.missingProperty))}\`${why}.`;
   }
   if (error.keyword === 'additionalProperties') {
     return `Unknown field \`${fieldPath(instancePath, String(error.params.additionalProperty))}\`.`;

@@ -1,7 +1,10 @@
-import { ApiError, asApiError, invalidParam, missingParam } from '../http/errors';
+import type { JSONSchemaType } from 'ajv';
+import { ApiError, asApiError, invalidParam } from '../http/errors';
 import { route } from '../http/route';
+import { compileSchema } from '../http/validation';
 import type { EnvScope } from '../store/scope';
-import { linkIdentify, parseIdentifyInput } from './identifyService';
+import { identifyBodySchema } from './identify';
+import { identifyInput, linkIdentify, type IdentifyBody } from './identifyService';
 
 /**
  * `POST /v1/server/customers/alias` (secret key only): up to 1,000 identify rows in one call.
@@ -12,7 +15,34 @@ import { linkIdentify, parseIdentifyInput } from './identifyService';
 export const MAX_ALIAS_ROWS = 1000;
 const ROW_CONCURRENCY = 8;
 
-export const bulkAliasBodySchema = { type: 'object' } as const;
+export interface BulkAliasBody {
+  /** Rows are validated one by one (validateRow): a bad row is reported, not the request. */
+  links: unknown[];
+}
+
+const LINKS_REQUIRED = '`links` is required and must hold 1–1000 rows.';
+
+export const bulkAliasBodySchema: JSONSchemaType<BulkAliasBody> = {
+  type: 'object',
+  required: ['links'],
+  properties: {
+    links: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_ALIAS_ROWS,
+      items: {} as JSONSchemaType<unknown>, // any row: rows are checked one by one
+      'x-missing-when-empty': true,
+      'x-code': { empty: 'missing_required_param', minItems: 'missing_required_param' },
+      'x-message': { empty: LINKS_REQUIRED, minItems: LINKS_REQUIRED },
+      'x-invalid': { type: 'must be an array of 1–1000 rows', maxItems: `at most ${MAX_ALIAS_ROWS} rows per request` },
+    },
+  },
+  'x-code': { required: 'missing_required_param' },
+  'x-message': { required: LINKS_REQUIRED },
+};
+
+/** Each row is an identify body; messages name `links[i].field`. */
+const validateRow = compileSchema<IdentifyBody>(identifyBodySchema);
 
 export type AliasRowResult =
   | { index: number; serviceCustomerId: string; mergePending: boolean }
@@ -28,20 +58,9 @@ export interface AliasBatchResponse {
   results: AliasRowResult[];
 }
 
-export function parseLinks(body: Record<string, unknown>): unknown[] {
-  const links = body.links;
-  if (links === undefined || links === null || (Array.isArray(links) && links.length === 0)) {
-    throw missingParam('`links` is required and must hold 1–1000 rows.');
-  }
-  if (!Array.isArray(links)) throw invalidParam('Invalid value for `links`: must be an array of 1–1000 rows.');
-  if (links.length > MAX_ALIAS_ROWS) throw invalidParam(`Invalid value for \`links\`: at most ${MAX_ALIAS_ROWS} rows per request.`);
-  return links;
-}
-
 async function aliasRow(scope: EnvScope, row: unknown, index: number, now: number): Promise<AliasRowResult> {
   try {
-    if (typeof row !== 'object' || row === null || Array.isArray(row)) throw invalidParam(`Invalid value for \`links[${index}]\`: must be an object.`);
-    const input = parseIdentifyInput(row as Record<string, unknown>, `links[${index}].`);
+    const input = identifyInput(validateRow(row, `/links/${index}`));
     if (input.idToken) throw invalidParam(`Invalid value for \`links[${index}].idToken\`: bulk rows are server-asserted and take no token.`);
     const result = await linkIdentify(scope, input, { assurance: 'self_asserted', email: input.email, now, velocity: false, deviceVerified: false, surface: 'bulk_alias' });
     return { index, serviceCustomerId: result.customerId!, mergePending: result.mergePending };
@@ -64,7 +83,7 @@ export async function aliasBatch(scope: EnvScope, links: unknown[], now: number)
   return results;
 }
 
-export const bulkAliasRoute = route<Record<string, unknown>>({
+export const bulkAliasRoute = route<BulkAliasBody>({
   method: 'POST',
   path: '/v1/server/customers/alias',
   key: 'secret',
@@ -73,7 +92,7 @@ export const bulkAliasRoute = route<Record<string, unknown>>({
   maxBodyBytes: 4 * 1024 * 1024,
   cacheControl: 'no-store',
   async handler(ctx) {
-    const links = parseLinks(ctx.body);
+    const { links } = ctx.body;
     const results = await aliasBatch(ctx.scope, links, ctx.deps.clock.now());
     const ok = results.filter((r): r is Extract<AliasRowResult, { serviceCustomerId: string }> => 'serviceCustomerId' in r);
     const body: AliasBatchResponse = {

@@ -1,6 +1,6 @@
 import type { DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
 import { appendAudit } from '../audit/append';
-import { OperatorError } from '../cli/operatorError';
+import { DomainError } from '../errors/domain';
 import { projectionRef, readGrantsOfCustomers } from '../entitlements/projection';
 import { applyGrantChanges } from '../entitlements/writer';
 import { randomToken } from '../keys/format';
@@ -33,7 +33,7 @@ export interface MergeReport {
 
 const scopeOf = (db: Firestore, id: string): EnvScope => {
   const partition = parseConflictId(id);
-  if (!partition) throw new OperatorError('invalid_argument', `Not a conflict id: ${id}.`);
+  if (!partition) throw new DomainError('invalid_argument', `Not a conflict id: ${id}.`);
   return new EnvScope(db, partition.projectId, partition.env);
 };
 
@@ -73,7 +73,7 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number): Promise<M
     const projectionSnaps = snaps.slice(all.length);
     const customers = customerSnaps.map((s, i) => {
       const record = s.exists ? (s.data() as CustomerRecord) : null;
-      if (!record || record.status !== 'active') throw new OperatorError('conflict', `Customer ${all[i]} is no longer active (${record?.status ?? 'missing'}); it cannot be merged.`);
+      if (!record || record.status !== 'active') throw new DomainError('conflict', `Customer ${all[i]} is no longer active (${record?.status ?? 'missing'}); it cannot be merged.`);
       return record;
     });
     const entries = await tx.get(scope.collection(IDENTITY_INDEX).where('customerId', 'in', others));
@@ -133,8 +133,8 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number): Promise<M
 }
 
 function openConflict(snapshot: DocumentSnapshot, id: string): ConflictRecord {
-  if (!snapshot.exists) throw new OperatorError('not_found', `No conflict ${id}.`);
+  if (!snapshot.exists) throw new DomainError('not_found', `No conflict ${id}.`);
   const conflict = snapshot.data() as ConflictRecord;
-  if (conflict.status !== 'open') throw new OperatorError('conflict', `Conflict ${id} is already resolved (${conflict.status}).`);
+  if (conflict.status !== 'open') throw new DomainError('conflict', `Conflict ${id} is already resolved (${conflict.status}).`);
   return conflict;
 }

@@ -1,3 +1,4 @@
+import type { JSONSchemaType } from 'ajv';
 import { toPublicEntitlements } from '../entitlements/publicShape';
 import type { PublicEntitlement } from '../entitlements/model';
 import { ApiError, invalidParam } from '../http/errors';
@@ -5,13 +6,26 @@ import { route } from '../http/route';
 import { CUSTOMER_ID_PATTERN, hasCustomerPrefix, readByCustomerId, readProjectionByIdentity } from './customerRead';
 import { requireAnonymousId, requireUserId } from './identifiers';
 import { verifiedUserGuard } from './identityPolicy';
+import { identityPorts } from './ports';
 
 /** `GET /v1/entitlements?customerId|userId|anonymousId=…`: one customer's entitlements. */
 export interface EntitlementsQuery {
-  customerId?: string | string[];
-  userId?: string | string[];
-  anonymousId?: string | string[];
+  customerId?: string;
+  userId?: string;
+  anonymousId?: string;
 }
+
+const once = { type: 'string', nullable: true, 'x-invalid': 'give it once' } as const;
+
+/**
+ * Each hint at most once. Which hint, and its format, are checked after validation, in the
+ * spec's order of codes (missing_customer, invalid_customer, then several hints, then format).
+ */
+export const entitlementsQuerySchema: JSONSchemaType<EntitlementsQuery> = {
+  type: 'object',
+  required: [],
+  properties: { customerId: once, userId: once, anonymousId: once },
+};
 
 export interface EntitlementListResponse {
   object: 'list';
@@ -28,7 +42,6 @@ export function parseEntitlementsHint(query: EntitlementsQuery): Hint {
   for (const field of ['customerId', 'userId', 'anonymousId'] as const) {
     const raw = query[field];
     if (raw === undefined || raw === '') continue;
-    if (Array.isArray(raw)) throw invalidParam(`Invalid value for \`${field}\`: give it once.`);
     present.push({ field, value: raw });
   }
   if (present.length === 0) throw new ApiError('missing_customer', 'Give exactly one customer hint: customerId, userId or anonymousId.');
@@ -48,12 +61,13 @@ export const entitlementsReadRoute = route<unknown, EntitlementsQuery>({
   path: '/v1/entitlements',
   key: 'any',
   rateLimit: 'entitlements',
+  query: entitlementsQuerySchema,
   cacheControl: 'private, no-store',
   async handler(ctx) {
     const hint = parseEntitlementsHint(ctx.query);
     const now = ctx.deps.clock.now();
     // A publishable key reading by userId is subject to the project's require-verified policy.
-    const guard = hint.field === 'userId' && ctx.auth.kind === 'publishable' ? verifiedUserGuard(ctx, now) : undefined;
+    const guard = hint.field === 'userId' && ctx.auth.kind === 'publishable' ? verifiedUserGuard(ctx.scope, identityPorts(ctx).ports.memory.policy, now) : undefined;
     const found =
       hint.field === 'customerId'
         ? await readByCustomerId(ctx.scope, hint.value)

@@ -1,5 +1,5 @@
 import type { DocumentReference, Firestore, Query } from 'firebase-admin/firestore';
-import type { Deps } from '../app/deps';
+import type { RootDeps } from '../app/deps';
 import { appendAudit, auditRef } from '../audit/append';
 import { EVENTS } from '../events/model';
 import { erasePendingEvents } from '../events/pendingBatches';
@@ -29,7 +29,7 @@ export type ErasureOutcome = 'erased' | 'already_erased' | 'not_pending' | 'unkn
  * customer or to those identifiers, and the merge conflicts naming them. Keeps grants,
  * projections, rail identifiers and the audit log (never deleted by erasure).
  */
-export async function runErasure(deps: Deps, payload: ErasurePayload): Promise<ErasureOutcome> {
+export async function runErasure(deps: RootDeps, payload: ErasurePayload): Promise<ErasureOutcome> {
   const scope = new EnvScope(deps.db, payload.projectId, payload.env);
   const ledger = pendingErasureRef(deps.db, erasureTaskId(payload));
   const snapshot = await customerRef(scope, payload.customerId).get();
@@ -110,7 +110,7 @@ export async function runErasure(deps: Deps, payload: ErasurePayload): Promise<E
 }
 
 /** The `erasure` queue's handler: a malformed payload is dropped (retrying cannot fix it). */
-export async function erasureTaskHandler(payload: Record<string, unknown>, deps: Deps): Promise<void> {
+export async function erasureTaskHandler(payload: Record<string, unknown>, deps: RootDeps): Promise<void> {
   if (!isErasurePayload(payload)) return;
   await runErasure(deps, { projectId: payload.projectId, env: payload.env, customerId: payload.customerId });
 }

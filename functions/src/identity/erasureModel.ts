@@ -1,3 +1,4 @@
+import type { CrossPartitionLedger } from '../store/scope';
 import type { DocumentReference, Firestore } from 'firebase-admin/firestore';
 import type { Env } from '../store/env';
 
@@ -20,7 +21,7 @@ export interface PendingErasure extends ErasurePayload {
   requestedAt: number;
 }
 
-export const PENDING_ERASURES = 'pendingErasures';
+export const PENDING_ERASURES = 'pendingErasures' satisfies CrossPartitionLedger;
 
 /** Deterministic per customer, so repeated forget requests enqueue one task. */
 export const erasureTaskId = (p: ErasurePayload): string => `erasure-${p.projectId}-${p.env}-${p.customerId}`;

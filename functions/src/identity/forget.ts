@@ -1,11 +1,39 @@
-import { ApiError, invalidParam } from '../http/errors';
+import type { JSONSchemaType } from 'ajv';
+import { invalidParam } from '../http/errors';
 import { route } from '../http/route';
 import { CUSTOMER_ID_PATTERN } from './customerRead';
-import { optionalToken, requireAnonymousId, requireUserId } from './identifiers';
+import { anonymousIdSchema, tokenSchema, userIdSchema } from './identifiers';
 import { forget, type ForgetInput } from './forgetService';
+import { identityPorts } from './ports';
 
-/** `POST /v1/identity/forget`: right to be forgotten. */
-export const forgetBodySchema = { type: 'object' } as const;
+/** `POST /v1/identity/forget`: right to be forgotten. Hints sent as `""` or `null` count as absent. */
+export interface ForgetBody {
+  customerId?: string | null;
+  userId?: string | null;
+  anonymousId?: string | null;
+  idToken?: string | null;
+}
+
+/** A hint's rule, with `""` admitted (absent). */
+const orEmpty = <S extends { pattern: string; 'x-invalid'?: string }>(schema: S) => ({ ...schema, pattern: `^$|${schema.pattern}`, nullable: true as const, 'x-missing-when-empty': false });
+
+export const forgetBodySchema: JSONSchemaType<ForgetBody> = {
+  type: 'object',
+  required: [],
+  properties: {
+    customerId: {
+      type: 'string',
+      nullable: true,
+      pattern: `^$|${CUSTOMER_ID_PATTERN.source}`,
+      'x-code': 'invalid_customer',
+      'x-message': { type: 'customerId must be a service customer id starting with `cdcust_`.', pattern: 'customerId must be a service customer id starting with `cdcust_`.' },
+    },
+    userId: orEmpty(userIdSchema),
+    anonymousId: orEmpty(anonymousIdSchema),
+    idToken: { ...tokenSchema, nullable: true },
+  },
+  'x-invalid': { type: 'must be an object' },
+};
 
 export interface ForgotResponse {
   object: 'forgot';
@@ -14,28 +42,18 @@ export interface ForgotResponse {
   env: string;
 }
 
-const present = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
+const given = (value: string | null | undefined): string | null => (value === undefined || value === null || value === '' ? null : value);
 
-export function parseForgetInput(body: Record<string, unknown>): ForgetInput {
-  if (!present(body.customerId) && !present(body.userId) && !present(body.anonymousId)) {
+/** After validation: at least one hint (a rule across fields, which the schema does not word). */
+export function forgetInput(body: ForgetBody): ForgetInput {
+  const input: ForgetInput = { customerId: given(body.customerId), userId: given(body.userId), anonymousId: given(body.anonymousId), idToken: body.idToken ?? null };
+  if (!input.customerId && !input.userId && !input.anonymousId) {
     throw invalidParam('Give at least one of `customerId`, `userId` or `anonymousId`.');
   }
-  let customerId: string | null = null;
-  if (present(body.customerId)) {
-    if (typeof body.customerId !== 'string' || !CUSTOMER_ID_PATTERN.test(body.customerId)) {
-      throw new ApiError('invalid_customer', 'customerId must be a service customer id starting with `cdcust_`.');
-    }
-    customerId = body.customerId;
-  }
-  return {
-    customerId,
-    userId: present(body.userId) ? requireUserId(body.userId) : null,
-    anonymousId: present(body.anonymousId) ? requireAnonymousId(body.anonymousId) : null,
-    idToken: optionalToken(body.idToken),
-  };
+  return input;
 }
 
-export const forgetRoute = route<Record<string, unknown>>({
+export const forgetRoute = route<ForgetBody>({
   method: 'POST',
   path: '/v1/identity/forget',
   key: 'any',
@@ -43,7 +61,8 @@ export const forgetRoute = route<Record<string, unknown>>({
   body: forgetBodySchema,
   cacheControl: 'no-store',
   async handler(ctx) {
-    const outcome = await forget(ctx, parseForgetInput(ctx.body));
+    const { ports, caller } = identityPorts(ctx);
+    const outcome = await forget({ ...ports, tasks: ctx.deps.tasks }, caller, forgetInput(ctx.body));
     const body: ForgotResponse = { object: 'forgot', serviceCustomerId: outcome.customerId, queuedAt: outcome.queuedAt, env: ctx.auth.wireEnv };
     return { body };
   },

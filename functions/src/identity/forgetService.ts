@@ -1,12 +1,13 @@
 import { appendAudit } from '../audit/append';
 import { ApiError } from '../http/errors';
-import type { RequestContext } from '../http/route';
 import type { EnvScope } from '../store/scope';
+import type { TaskQueue } from '../tasks/queue';
 import { inCustomerTurn } from '../store/writeQueue';
-import { erasureRequestedEventId, erasureTaskId, pendingErasureRef, type ErasurePayload, type PendingErasure } from './erasureModel';
+import { erasureRequestedEventId, erasureTaskId, PENDING_ERASURES, type ErasurePayload, type PendingErasure } from './erasureModel';
 import { requireVerified } from './identifyService';
 import { identityLogs } from './logs';
 import type { CustomerRecord, IdentityIndexEntry } from './model';
+import type { IdentityCaller, IdentityPorts } from './ports';
 import { customerRef, identityRef } from './refs';
 
 export interface ForgetInput {
@@ -29,17 +30,17 @@ export interface ForgetOutcome {
  * authorises its own user's customer; an anonymous-only erasure needs no proof. The target is
  * the first hint that resolves, in the order customerId, userId, anonymousId.
  */
-export async function forget(ctx: RequestContext<unknown, unknown>, input: ForgetInput): Promise<ForgetOutcome> {
-  const now = ctx.deps.clock.now();
+export async function forget(ports: IdentityPorts & { tasks: TaskQueue }, caller: IdentityCaller, input: ForgetInput): Promise<ForgetOutcome> {
+  const { scope, clock, idTokens } = ports;
+  const now = clock.now();
   const identified = input.customerId !== null || input.userId !== null;
-  let authority: ErasureAuthority = ctx.auth.kind === 'secret' ? 'secret_key' : 'anonymous_id';
-  if (identified && ctx.auth.kind !== 'secret') {
+  let authority: ErasureAuthority = caller.keyKind === 'secret' ? 'secret_key' : 'anonymous_id';
+  if (identified && caller.keyKind !== 'secret') {
     if (!input.userId || !input.idToken) throw new ApiError('identity_token_invalid', 'Erasing an identified customer needs a secret key or a verified idToken for userId.');
-    requireVerified(ctx, await ctx.deps.idTokens.verify(ctx.auth.projectId, input.idToken, input.userId, now));
+    requireVerified(caller.requestId, scope.projectId, await idTokens.verify(scope.projectId, input.idToken, input.userId, now));
     authority = 'verified_token';
   }
 
-  const scope = ctx.scope;
   const refs = [
     input.customerId ? customerRef(scope, input.customerId) : null,
     input.userId ? identityRef(scope, 'developer', input.userId) : null,
@@ -54,20 +55,20 @@ export async function forget(ctx: RequestContext<unknown, unknown>, input: Forge
   if (authority === 'verified_token') {
     // The token proves who the caller is; it authorises that user's customer and no other.
     if (byCustomerId && byCustomerId !== byUserId) throw new ApiError('identity_token_invalid', 'The idToken does not authorise erasing that customer.');
-    return requestErasure(ctx, scope, byUserId, authority, now);
+    return requestErasure(ports.tasks, caller, scope, byUserId, authority, now);
   }
-  return requestErasure(ctx, scope, byCustomerId ?? byUserId ?? byAnonymousId, authority, now);
+  return requestErasure(ports.tasks, caller, scope, byCustomerId ?? byUserId ?? byAnonymousId, authority, now);
 }
 
-async function requestErasure(ctx: RequestContext<unknown, unknown>, scope: EnvScope, customerId: string | null, authority: ErasureAuthority, now: number): Promise<ForgetOutcome> {
+async function requestErasure(tasks: TaskQueue, caller: IdentityCaller, scope: EnvScope, customerId: string | null, authority: ErasureAuthority, now: number): Promise<ForgetOutcome> {
   if (!customerId) return { customerId: null, queuedAt: now };
-  const decision = await markForErasure(scope, customerId, authority, now, ctx.requestId);
+  const decision = await markForErasure(scope, customerId, authority, now, caller.requestId);
   if (!decision) return { customerId: null, queuedAt: now };
   if (!decision.erased) {
     const payload: ErasurePayload = { projectId: scope.projectId, env: scope.env, customerId: decision.customerId };
     const taskId = erasureTaskId(payload);
     try {
-      const result = await ctx.deps.tasks.enqueue('erasure', { ...payload }, { id: taskId });
+      const result = await tasks.enqueue('erasure', { ...payload }, { id: taskId });
       identityLogs.erasureQueued(scope.projectId, scope.env, decision.customerId, taskId, result);
     } catch (err) {
       // The decision is durable and listed in pendingErasures: the retention worker finishes it.
@@ -112,7 +113,7 @@ export async function markForErasure(
       updatedAt: now,
     });
     const pending: PendingErasure = { ...payload, taskId, requestedAt: now };
-    tx.set(pendingErasureRef(scope.db, taskId), pending);
+    tx.set(scope.ledgerRef(PENDING_ERASURES, taskId), pending);
     appendAudit(tx, scope, {
       eventId: auditEventId,
       rail: 'manual',

@@ -42,3 +42,13 @@ export function optionalToken(value: unknown, field = 'idToken'): string | null 
   if (typeof value !== 'string' || value === '' || value.length > 16_384) throw invalidParam(`Invalid value for \`${field}\`: must be a non-empty token string.`);
   return value;
 }
+
+/**
+ * The same rules as Ajv subschemas, for the routes' body schemas (http/validation.ts words the
+ * messages from the `x-` annotations exactly as the functions above do).
+ */
+export const userIdSchema = { type: 'string', pattern: USER_ID_PATTERN.source, 'x-missing-when-empty': true, 'x-invalid': '1–256 characters of letters, digits and _ - . : @' } as const;
+export const anonymousIdSchema = { type: 'string', pattern: ANONYMOUS_ID_PATTERN.source, 'x-missing-when-empty': true, 'x-invalid': '1–128 characters of letters, digits, _ and -' } as const;
+export const appAccountTokenSchema = { type: 'string', pattern: UUID_PATTERN.source, 'x-invalid': 'must be a lowercase RFC 4122 UUID' } as const;
+export const emailSchema = { type: 'string', maxLength: EMAIL_MAX_LENGTH, pattern: EMAIL_PATTERN.source, 'x-invalid': `must be an email address of at most ${EMAIL_MAX_LENGTH} characters` } as const;
+export const tokenSchema = { type: 'string', minLength: 1, maxLength: 16_384, 'x-invalid': 'must be a non-empty token string' } as const;

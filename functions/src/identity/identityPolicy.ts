@@ -1,8 +1,8 @@
 import type { DocumentReference, DocumentSnapshot } from 'firebase-admin/firestore';
-import type { RequestContext } from '../http/route';
+import type { EnvScope } from '../store/scope';
 import { PROVIDER_CONFIG_TTL_MS } from './idTokens';
 import type { IdentityIndexEntry } from './model';
-import { identityProviderRef, type IdentityProviderConfig } from './providerConfig';
+import { IDENTITY_PROVIDER_SETTING, type IdentityProviderConfig } from './providerConfig';
 
 /**
  * The project's identity policy, stored beside its identity provider (one per project, both
@@ -28,7 +28,8 @@ export interface IdentityPolicy {
 
 const MAX_PROJECTS = 10_000;
 
-class PolicyCache {
+/** One per process (identity/ports.ts keeps it with the Deps). */
+export class PolicyCache {
   private readonly entries = new Map<string, { policy: IdentityPolicy; readAt: number }>();
 
   fresh(projectId: string, now: number): IdentityPolicy | null {
@@ -46,26 +47,14 @@ class PolicyCache {
   }
 }
 
-/** One cache per Deps, i.e. per process in production. */
-const caches = new WeakMap<object, PolicyCache>();
-function cacheOf(ctx: RequestContext<unknown, unknown>): PolicyCache {
-  let cache = caches.get(ctx.deps);
-  if (!cache) {
-    cache = new PolicyCache();
-    caches.set(ctx.deps, cache);
-  }
-  return cache;
-}
-
-const policyRef = (ctx: RequestContext<unknown, unknown>): DocumentReference => identityProviderRef(ctx.deps.db, ctx.auth.projectId);
+const policyRef = (scope: EnvScope): DocumentReference => scope.projectSettingRef(IDENTITY_PROVIDER_SETTING);
 
 /** The key's project's policy: cached, else read (carrying the pending API-key re-check). */
-export async function identityPolicy(ctx: RequestContext<unknown, unknown>, now: number): Promise<IdentityPolicy> {
-  const cache = cacheOf(ctx);
-  const cached = cache.fresh(ctx.auth.projectId, now);
+export async function identityPolicy(scope: EnvScope, cache: PolicyCache, now: number): Promise<IdentityPolicy> {
+  const cached = cache.fresh(scope.projectId, now);
   if (cached) return cached;
-  const [snapshot] = await ctx.scope.getAll(policyRef(ctx));
-  return cache.remember(ctx.auth.projectId, snapshot, now);
+  const [snapshot] = await scope.getAll(policyRef(scope));
+  return cache.remember(scope.projectId, snapshot, now);
 }
 
 /**
@@ -73,13 +62,12 @@ export async function identityPolicy(ctx: RequestContext<unknown, unknown>, now:
  * read (the settings document when the cache is stale, else nothing), and `admits` tells whether
  * the entry may be answered from. A verified user's entry is hidden under the policy.
  */
-export function verifiedUserGuard(ctx: RequestContext<unknown, unknown>, now: number): { alongside: DocumentReference[]; admits(entry: IdentityIndexEntry, alongside: DocumentSnapshot[]): boolean } {
-  const cache = cacheOf(ctx);
-  const cached = cache.fresh(ctx.auth.projectId, now);
+export function verifiedUserGuard(scope: EnvScope, cache: PolicyCache, now: number): { alongside: DocumentReference[]; admits(entry: IdentityIndexEntry, alongside: DocumentSnapshot[]): boolean } {
+  const cached = cache.fresh(scope.projectId, now);
   return {
-    alongside: cached ? [] : [policyRef(ctx)],
+    alongside: cached ? [] : [policyRef(scope)],
     admits(entry, snapshots) {
-      const policy = cached ?? cache.remember(ctx.auth.projectId, snapshots[0], now);
+      const policy = cached ?? cache.remember(scope.projectId, snapshots[0], now);
       return !(policy.requireVerifiedIdentity && entry.assurance === 'verified');
     },
   };

@@ -1,5 +1,5 @@
 import type { Firestore } from 'firebase-admin/firestore';
-import { OperatorError } from '../cli/operatorError';
+import { DomainError } from '../errors/domain';
 import type { ProjectionDoc, PublicEntitlement } from '../entitlements/model';
 import { projectionRef } from '../entitlements/projection';
 import { toPublicEntitlements } from '../entitlements/publicShape';
@@ -26,11 +26,11 @@ export async function inspectCustomer(db: Firestore, projectId: string, env: Env
     customerId = lookup.customerId;
   } else {
     const entry = await identityRef(scope, lookup.kind, lookup.id).get();
-    if (!entry.exists) throw new OperatorError('not_found', `No customer with ${lookup.kind} identifier ${lookup.id} in ${projectId}/${env}.`);
+    if (!entry.exists) throw new DomainError('not_found', `No customer with ${lookup.kind} identifier ${lookup.id} in ${projectId}/${env}.`);
     customerId = (entry.data() as IdentityIndexEntry).customerId;
   }
   const [customerSnap, projectionSnap] = await db.getAll(customerRef(scope, customerId), projectionRef(scope, customerId));
-  if (!customerSnap.exists) throw new OperatorError('not_found', `No customer ${customerId} in ${projectId}/${env}.`);
+  if (!customerSnap.exists) throw new DomainError('not_found', `No customer ${customerId} in ${projectId}/${env}.`);
   const [entries, asCanonical, asOther] = await Promise.all([
     scope.collection(IDENTITY_INDEX).where('customerId', '==', customerId).get(),
     scope.collection(IDENTITY_CONFLICTS).where('canonicalCustomerId', '==', customerId).where('status', '==', 'open').get(),

@@ -22,8 +22,11 @@ export interface IdentityProviderConfig {
   updatedAt: number;
 }
 
+/** Its id among the project's settings (`EnvScope.projectSettingRef`). */
+export const IDENTITY_PROVIDER_SETTING = 'identityProvider';
+
 export const identityProviderRef = (db: Firestore, projectId: string): DocumentReference =>
-  projectRef(db, projectId).collection('settings').doc('identityProvider');
+  projectRef(db, projectId).collection('settings').doc(IDENTITY_PROVIDER_SETTING);
 
 export async function readIdentityProvider(db: Firestore, projectId: string): Promise<IdentityProviderConfig | null> {
   const snapshot = await identityProviderRef(db, projectId).get();

@@ -1,6 +1,6 @@
 import type { Firestore } from 'firebase-admin/firestore';
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
-import { OperatorError } from '../cli/operatorError';
+import { DomainError } from '../errors/domain';
 import { getProject } from '../projects/repository';
 import { identityProviderRef, type IdentityProviderConfig } from './providerConfig';
 
@@ -18,10 +18,10 @@ export interface ProviderInput {
 /** Validates and stores a project's identity provider (`tessera identity-provider set`). */
 export async function setIdentityProvider(db: Firestore, projectId: string, input: ProviderInput, now: number): Promise<IdentityProviderConfig> {
   await getProject(db, projectId);
-  if (!input.issuer.trim()) throw new OperatorError('invalid_argument', '--issuer must not be empty.');
-  if (!input.audience.trim()) throw new OperatorError('invalid_argument', '--audience must not be empty.');
+  if (!input.issuer.trim()) throw new DomainError('invalid_argument', '--issuer must not be empty.');
+  if (!input.audience.trim()) throw new DomainError('invalid_argument', '--audience must not be empty.');
   if ((input.jwksUri === undefined) === (input.jwksText === undefined)) {
-    throw new OperatorError('invalid_argument', 'Give exactly one of --jwks-uri or --jwks-file.');
+    throw new DomainError('invalid_argument', 'Give exactly one of --jwks-uri or --jwks-file.');
   }
   const provider = {
     issuer: input.issuer,
@@ -50,7 +50,7 @@ export async function setIdentityPolicy(db: Firestore, projectId: string, requir
   return db.runTransaction(async (tx) => {
     const current = await tx.get(ref);
     if (!current.exists) {
-      if (requireVerifiedIdentity) throw new OperatorError('conflict', 'The project has no identity provider: run `identity-provider set` first, then switch the policy on.');
+      if (requireVerifiedIdentity) throw new DomainError('conflict', 'The project has no identity provider: run `identity-provider set` first, then switch the policy on.');
       return { requireVerifiedIdentity: false, updatedAt: now };
     }
     tx.update(ref, { requireVerifiedIdentity, updatedAt: now });
@@ -63,11 +63,11 @@ function checkJwksUri(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new OperatorError('invalid_argument', '--jwks-uri must be an absolute URL.');
+    throw new DomainError('invalid_argument', '--jwks-uri must be an absolute URL.');
   }
   const local = url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
-    throw new OperatorError('invalid_argument', '--jwks-uri must use https (plain http only for a local provider on 127.0.0.1 or localhost).');
+    throw new DomainError('invalid_argument', '--jwks-uri must use https (plain http only for a local provider on 127.0.0.1 or localhost).');
   }
   return url.href;
 }
@@ -77,16 +77,16 @@ function checkJwks(text: string): string {
   try {
     jwks = JSON.parse(text) as JSONWebKeySet;
   } catch {
-    throw new OperatorError('invalid_argument', 'The --jwks-file is not valid JSON.');
+    throw new DomainError('invalid_argument', 'The --jwks-file is not valid JSON.');
   }
-  if (!jwks || !Array.isArray(jwks.keys) || jwks.keys.length === 0) throw new OperatorError('invalid_argument', 'The --jwks-file must be a JSON Web Key Set: {"keys": [...]} with at least one key.');
+  if (!jwks || !Array.isArray(jwks.keys) || jwks.keys.length === 0) throw new DomainError('invalid_argument', 'The --jwks-file must be a JSON Web Key Set: {"keys": [...]} with at least one key.');
   for (const key of jwks.keys) {
-    if (PRIVATE_MEMBERS.some((member) => member in key)) throw new OperatorError('invalid_argument', 'The --jwks-file holds a private or symmetric key; give the public keys only.');
+    if (PRIVATE_MEMBERS.some((member) => member in key)) throw new DomainError('invalid_argument', 'The --jwks-file holds a private or symmetric key; give the public keys only.');
   }
   try {
     createLocalJWKSet(jwks);
   } catch (err) {
-    throw new OperatorError('invalid_argument', `The --jwks-file is not a usable JWKS: ${(err as Error).message}`);
+    throw new DomainError('invalid_argument', `The --jwks-file is not a usable JWKS: ${(err as Error).message}`);
   }
   return JSON.stringify(jwks);
 }

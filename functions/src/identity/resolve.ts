@@ -1,27 +1,42 @@
+import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../http/errors';
 import { route } from '../http/route';
-import { optionalToken, requireAnonymousId, requireUserId } from './identifiers';
+import { anonymousIdSchema, tokenSchema, userIdSchema } from './identifiers';
+import { identityPorts } from './ports';
 import { resolveVisitor, type ResolveInput, type ResolveResult } from './resolveService';
 
 /** `POST /v1/resolve`: the visitor's trust tier, what the app may show, and what to do next. */
-export const resolveBodySchema = { type: 'object' } as const;
+export interface ResolveBody {
+  anonymousId?: string | null;
+  userId?: string | null;
+  idToken?: string | null;
+  passkeyAvailable?: boolean | null;
+}
+
+export const resolveBodySchema: JSONSchemaType<ResolveBody> = {
+  type: 'object',
+  required: [],
+  properties: {
+    anonymousId: { ...anonymousIdSchema, nullable: true },
+    userId: { ...userIdSchema, nullable: true },
+    idToken: { ...tokenSchema, nullable: true },
+    passkeyAvailable: { type: 'boolean', nullable: true, 'x-invalid': 'must be a boolean' },
+  },
+  'x-invalid': { type: 'must be an object' },
+};
 
 export type { ResolveResult };
 
-export function parseResolveInput(body: Record<string, unknown>): ResolveInput {
-  const anonymousId = body.anonymousId === undefined || body.anonymousId === null ? null : requireAnonymousId(body.anonymousId);
-  const userId = body.userId === undefined || body.userId === null ? null : requireUserId(body.userId);
-  const idToken = optionalToken(body.idToken);
-  if (body.passkeyAvailable !== undefined && body.passkeyAvailable !== null && typeof body.passkeyAvailable !== 'boolean') {
-    throw invalidParam('Invalid value for `passkeyAvailable`: must be a boolean.');
-  }
-  if (!anonymousId && !(userId && idToken)) {
+/** After validation: something to resolve (a rule across fields). */
+export function resolveInput(body: ResolveBody): ResolveInput {
+  const input: ResolveInput = { anonymousId: body.anonymousId ?? null, userId: body.userId ?? null, idToken: body.idToken ?? null, passkeyAvailable: body.passkeyAvailable === true };
+  if (!input.anonymousId && !(input.userId && input.idToken)) {
     throw invalidParam('Nothing to resolve: give `anonymousId`, or `userId` with an `idToken`.');
   }
-  return { anonymousId, userId, idToken, passkeyAvailable: body.passkeyAvailable === true };
+  return input;
 }
 
-export const resolveRoute = route<Record<string, unknown>>({
+export const resolveRoute = route<ResolveBody>({
   method: 'POST',
   path: '/v1/resolve',
   key: 'any',
@@ -29,7 +44,8 @@ export const resolveRoute = route<Record<string, unknown>>({
   body: resolveBodySchema,
   cacheControl: 'private, no-store',
   async handler(ctx) {
-    const body: ResolveResult = await resolveVisitor(ctx, parseResolveInput(ctx.body));
+    const { ports, caller } = identityPorts(ctx);
+    const body: ResolveResult = await resolveVisitor(ports, caller, resolveInput(ctx.body));
     return { body };
   },
 });

@@ -1,12 +1,13 @@
 import { toPublicEntitlements } from '../entitlements/publicShape';
 import type { PublicEntitlement } from '../entitlements/model';
 import { DAY } from '../clock';
-import type { RequestContext } from '../http/route';
+import type { EnvScope } from '../store/scope';
 import type { VerifiedIdentity } from './idTokens';
 import { linkIdentities } from './link';
 import { identityLogs } from './logs';
 import type { CustomerRecord, IdentityIndexEntry } from './model';
 import { readByCustomerId } from './customerRead';
+import type { IdentityCaller, IdentityPorts } from './ports';
 import { customerRef, identityRef } from './refs';
 
 /** Trust tiers (spec › States › Trust tiers). The server derives the tier and fails closed. */
@@ -51,21 +52,22 @@ export function deviceTier(
  * errors and never elevates: the answer falls through to the stored device binding. A user id
  * without a verified token is never trusted, so it can never reach a user's entitlements.
  */
-export async function resolveVisitor(ctx: RequestContext<unknown, unknown>, input: ResolveInput): Promise<ResolveResult> {
-  const now = ctx.deps.clock.now();
+export async function resolveVisitor(ports: IdentityPorts, caller: IdentityCaller, input: ResolveInput): Promise<ResolveResult> {
+  const { scope } = ports;
+  const now = ports.clock.now();
   if (input.userId && input.idToken) {
-    const check = await ctx.deps.idTokens.verify(ctx.auth.projectId, input.idToken, input.userId, now);
-    if (check.ok) return authenticated(ctx, input, input.userId, check.identity, now);
-    identityLogs.identityTokenRejected(ctx.requestId, ctx.auth.projectId, check.detail);
+    const check = await ports.idTokens.verify(scope.projectId, input.idToken, input.userId, now);
+    if (check.ok) return authenticated(scope, input, input.userId, check.identity, now);
+    identityLogs.identityTokenRejected(caller.requestId, scope.projectId, check.detail);
   }
-  return recognized(ctx, input, now);
+  return recognized(scope, input, now);
 }
 
-async function authenticated(ctx: RequestContext<unknown, unknown>, input: ResolveInput, userId: string, identity: VerifiedIdentity, now: number): Promise<ResolveResult> {
+async function authenticated(scope: EnvScope, input: ResolveInput, userId: string, identity: VerifiedIdentity, now: number): Promise<ResolveResult> {
   let customerId: string | null;
   if (input.anonymousId) {
     // Verified on this device now: bind the device to the user and stamp it (tier 2 for 90 days).
-    const linked = await linkIdentities(ctx.scope, {
+    const linked = await linkIdentities(scope, {
       hints: [
         { kind: 'developer', id: userId },
         { kind: 'anonymous', id: input.anonymousId },
@@ -77,10 +79,10 @@ async function authenticated(ctx: RequestContext<unknown, unknown>, input: Resol
     });
     customerId = linked.customerId;
   } else {
-    const [entry] = await ctx.scope.getAll(identityRef(ctx.scope, 'developer', userId));
+    const [entry] = await scope.getAll(identityRef(scope, 'developer', userId));
     customerId = entry.exists ? (entry.data() as IdentityIndexEntry).customerId : null;
   }
-  const view = customerId ? await readByCustomerId(ctx.scope, customerId) : null;
+  const view = customerId ? await readByCustomerId(scope, customerId) : null;
   const customer = view?.customer ?? null;
   const email = identity.email ?? customer?.email ?? null;
   const traitName = customer?.traits?.firstName;
@@ -96,13 +98,13 @@ async function authenticated(ctx: RequestContext<unknown, unknown>, input: Resol
   };
 }
 
-async function recognized(ctx: RequestContext<unknown, unknown>, input: ResolveInput, now: number): Promise<ResolveResult> {
+async function recognized(scope: EnvScope, input: ResolveInput, now: number): Promise<ResolveResult> {
   let binding: { developerId: string | null; verifiedAt: number | null; email: string | null } | null = null;
   if (input.anonymousId) {
-    const [entrySnap] = await ctx.scope.getAll(identityRef(ctx.scope, 'anonymous', input.anonymousId));
+    const [entrySnap] = await scope.getAll(identityRef(scope, 'anonymous', input.anonymousId));
     if (entrySnap.exists) {
       const entry = entrySnap.data() as IdentityIndexEntry;
-      const [customerSnap] = await ctx.scope.getAll(customerRef(ctx.scope, entry.customerId));
+      const [customerSnap] = await scope.getAll(customerRef(scope, entry.customerId));
       const customer = customerSnap.exists ? (customerSnap.data() as CustomerRecord) : null;
       if (customer && customer.status === 'active') {
         const developer = customer.identities.find((i) => i.kind === 'developer');

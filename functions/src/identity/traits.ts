@@ -15,6 +15,20 @@ const MAX_TRAIT_KEY_LENGTH = 128;
 export const MAX_STORED_TRAIT_KEYS = 256;
 
 /**
+ * One call's traits as an Ajv subschema (the rules `sanitizeTraits` applies, same messages):
+ * nested objects and arrays pass validation, and `sanitizeTraits` then drops them.
+ */
+export const traitsSchema = {
+  type: 'object',
+  nullable: true,
+  maxProperties: MAX_TRAIT_KEYS,
+  propertyNames: { minLength: 1, maxLength: MAX_TRAIT_KEY_LENGTH, not: { pattern: '^__.*__$' }, 'x-invalid': `keys are 1–${MAX_TRAIT_KEY_LENGTH} characters and not of the form __name__` },
+  additionalProperties: { type: ['string', 'number', 'boolean', 'null', 'object', 'array'], maxLength: MAX_TRAIT_STRING_LENGTH, 'x-invalid': `strings are at most ${MAX_TRAIT_STRING_LENGTH} characters` },
+  required: [],
+  'x-invalid': { type: 'must be an object', maxProperties: `at most ${MAX_TRAIT_KEYS} keys` },
+} as const;
+
+/**
  * Validates one call's traits: an object of at most 32 keys whose values are strings up to
  * 1,024 characters, finite numbers, booleans or null. Nested objects and arrays are dropped
  * (not rejected), as the spec says; anything else is `400 invalid_param_value`.

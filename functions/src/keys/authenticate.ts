@@ -1,9 +1,10 @@
 import type { DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
 import type { Clock } from '../clock';
 import { ApiError } from '../http/errors';
-import type { KeyGate } from '../store/scope';
+import { EnvScope, type KeyGate } from '../store/scope';
 import type { RoundTripCounter } from '../store/roundTrips';
 import { digestsEqual, sha256Hex, type ParsedKey } from './format';
+import { learnFirstOrigin } from './originLearning';
 import { keyIndexRef } from './paths';
 import { keyRejection, type KeyRecord } from './record';
 
@@ -58,6 +59,24 @@ export class KeyAuthenticator {
     const ref = keyIndexRef(this.db, key);
     roundTrips.add();
     return this.accept(ref.path, key, await ref.get());
+  }
+
+  /**
+   * The partition of a key just authenticated: key lookup is where a request's scope is
+   * established, so the unscoped handle stays here (http/auth.ts never holds it).
+   */
+  openScope(record: KeyRecord, gate: KeyGate | null, roundTrips: RoundTripCounter): EnvScope {
+    return new EnvScope(this.db, record.projectId, record.env, gate, roundTrips);
+  }
+
+  /**
+   * Heartbeat's first-origin learning for a web app with an empty allowlist (originLearning.ts):
+   * it writes the app and its keys' index documents, so it runs here, and drops the cached key.
+   */
+  async learnFirstOrigin(key: ParsedKey, appId: string, origin: string): Promise<string[] | null> {
+    const learned = await learnFirstOrigin(this.db, appId, origin);
+    if (learned) this.invalidate(keyIndexRef(this.db, key).path);
+    return learned;
   }
 
   invalidate(path?: string): void {

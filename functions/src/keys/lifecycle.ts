@@ -1,5 +1,5 @@
 import { FieldValue, type Firestore, type Transaction } from 'firebase-admin/firestore';
-import { OperatorError } from '../cli/operatorError';
+import { DomainError } from '../errors/domain';
 import { DAY } from '../clock';
 import { getApp } from '../projects/repository';
 import type { AppRecord } from '../projects/model';
@@ -76,16 +76,16 @@ export async function createKeys(db: Firestore, input: CreateKeysInput, now: num
   return db.runTransaction(async (tx) => {
     const app = await getApp(db, input.appId, tx);
     const project = await tx.get(projectRef(db, app.projectId));
-    if (app.archived || project.get('archived')) throw new OperatorError('archived', `App ${app.appId} or its project is archived.`);
+    if (app.archived || project.get('archived')) throw new DomainError('archived', `App ${app.appId} or its project is archived.`);
     const current = app.currentKeys[input.env];
     if (current.publishable || current.secret) {
-      throw new OperatorError('conflict', `App ${app.appId} already has ${input.env} keys; rotate them instead.`);
+      throw new DomainError('conflict', `App ${app.appId} already has ${input.env} keys; rotate them instead.`);
     }
     const pubKey = input.fixedKeys?.publishable ?? mintKey('publishable', input.env);
     const secretKey = input.fixedKeys?.secret ?? mintKey('secret', input.env);
     for (const [kind, key] of [['publishable', pubKey], ['secret', secretKey]] as const) {
       const parsed = parseKey(key);
-      if (!parsed || parsed.kind !== kind || parsed.env !== input.env) throw new OperatorError('invalid_argument', `Not a ${input.env} ${kind} key.`);
+      if (!parsed || parsed.kind !== kind || parsed.env !== input.env) throw new DomainError('invalid_argument', `Not a ${input.env} ${kind} key.`);
     }
     const pub = newRecord(app, 'publishable', input.env, pubKey, now, []);
     const secret = newRecord(app, 'secret', input.env, secretKey, now, scopes);
@@ -111,7 +111,7 @@ async function findKeyRef(db: Firestore, keyOrId: string, tx: Transaction) {
       if (!result.empty) return result.docs[0];
     }
   }
-  throw new OperatorError('not_found', 'No such key.');
+  throw new DomainError('not_found', 'No such key.');
 }
 
 /**
@@ -120,14 +120,14 @@ async function findKeyRef(db: Firestore, keyOrId: string, tx: Transaction) {
  */
 export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number, now: number): Promise<{ newKey: MintedKey; oldKeyId: string; oldKeyExpiresAt: number }> {
   if (!Number.isFinite(graceMs) || graceMs < 0 || graceMs > DEFAULT_ROTATION_GRACE_MS) {
-    throw new OperatorError('invalid_argument', 'Grace must be between 0 and 7 days.');
+    throw new DomainError('invalid_argument', 'Grace must be between 0 and 7 days.');
   }
   return db.runTransaction(async (tx) => {
     const snapshot = await findKeyRef(db, keyOrId, tx);
     const old = snapshot.data() as KeyRecord;
     const app = await getApp(db, old.appId, tx);
     const state = keyState(old, now);
-    if (state !== 'active') throw new OperatorError('conflict', `Key ${old.keyId} is ${state}; only an active key can be rotated.`);
+    if (state !== 'active') throw new DomainError('conflict', `Key ${old.keyId} is ${state}; only an active key can be rotated.`);
     const plaintext = mintKey(old.kind, old.env);
     const replacement: KeyRecord = {
       ...newRecord(app, old.kind, old.env, plaintext, now, old.scopes),
@@ -147,7 +147,7 @@ export async function revokeKey(db: Firestore, keyOrId: string, now: number): Pr
   return db.runTransaction(async (tx) => {
     const snapshot = await findKeyRef(db, keyOrId, tx);
     const record = snapshot.data() as KeyRecord;
-    if (record.status === 'revoked') throw new OperatorError('conflict', `Key ${record.keyId} is already revoked.`);
+    if (record.status === 'revoked') throw new DomainError('conflict', `Key ${record.keyId} is already revoked.`);
     const app = await getApp(db, record.appId, tx);
     tx.update(snapshot.ref, { status: 'revoked', revokedAt: now });
     if (app.currentKeys[record.env][record.kind] === record.keyId) {

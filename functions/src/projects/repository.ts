@@ -2,7 +2,7 @@ import type { Firestore, Transaction } from 'firebase-admin/firestore';
 import { randomToken } from '../keys/format';
 import { appRef, projectRef, PUBLISHABLE_KEYS, SECRET_KEYS } from '../keys/paths';
 import type { Platform } from '../keys/record';
-import { OperatorError } from '../cli/operatorError';
+import { DomainError } from '../errors/domain';
 import type { AppRecord, ProjectRecord } from './model';
 
 /** Project and app records: operator-managed, not environment-scoped. */
@@ -15,7 +15,7 @@ export async function createProject(db: Firestore, name: string, now: number, pr
 
 export async function getProject(db: Firestore, projectId: string): Promise<ProjectRecord> {
   const snapshot = await projectRef(db, projectId).get();
-  if (!snapshot.exists) throw new OperatorError('not_found', `No project ${projectId}.`);
+  if (!snapshot.exists) throw new DomainError('not_found', `No project ${projectId}.`);
   return snapshot.data() as ProjectRecord;
 }
 
@@ -30,9 +30,9 @@ export interface NewApp {
 
 export async function createApp(db: Firestore, input: NewApp, now: number, appId = `app_${randomToken(16)}`): Promise<AppRecord> {
   const project = await getProject(db, input.projectId);
-  if (project.archived) throw new OperatorError('archived', `Project ${input.projectId} is archived.`);
-  if (input.platform === 'ios' && !input.bundleId) throw new OperatorError('invalid_argument', 'An iOS app needs --bundle-id.');
-  if (input.platform === 'android' && !input.packageName) throw new OperatorError('invalid_argument', 'An Android app needs --package-name.');
+  if (project.archived) throw new DomainError('archived', `Project ${input.projectId} is archived.`);
+  if (input.platform === 'ios' && !input.bundleId) throw new DomainError('invalid_argument', 'An iOS app needs --bundle-id.');
+  if (input.platform === 'android' && !input.packageName) throw new DomainError('invalid_argument', 'An Android app needs --package-name.');
   const record: AppRecord = {
     appId,
     projectId: input.projectId,
@@ -52,7 +52,7 @@ export async function createApp(db: Firestore, input: NewApp, now: number, appId
 export async function getApp(db: Firestore, appId: string, tx?: Transaction): Promise<AppRecord> {
   const ref = appRef(db, appId);
   const snapshot = tx ? await tx.get(ref) : await ref.get();
-  if (!snapshot.exists) throw new OperatorError('not_found', `No app ${appId}.`);
+  if (!snapshot.exists) throw new DomainError('not_found', `No app ${appId}.`);
   return snapshot.data() as AppRecord;
 }
 
@@ -74,7 +74,7 @@ export async function archiveProject(db: Firestore, projectId: string): Promise<
   return db.runTransaction(async (tx) => {
     const ref = projectRef(db, projectId);
     const snapshot = await tx.get(ref);
-    if (!snapshot.exists) throw new OperatorError('not_found', `No project ${projectId}.`);
+    if (!snapshot.exists) throw new DomainError('not_found', `No project ${projectId}.`);
     const keys = await Promise.all([
       tx.get(db.collection(PUBLISHABLE_KEYS).where('projectId', '==', projectId)),
       tx.get(db.collection(SECRET_KEYS).where('projectId', '==', projectId)),

@@ -1,6 +1,5 @@
-import { invalidParam } from '../http/errors';
+import type { JSONSchemaType } from 'ajv';
 import { route } from '../http/route';
-import { compileSchema } from '../http/validation';
 import { UUID_PATTERN } from '../identity/identifiers';
 import { withIdempotency } from './idempotency';
 import { syncApplePurchase, type AppleSyncInput } from './syncService';
@@ -10,34 +9,30 @@ import { syncApplePurchase, type AppleSyncInput } from './syncService';
  * Google Play purchases arrive through their webhooks. Honors `Idempotency-Key`.
  */
 export interface SyncBody extends AppleSyncInput {
-  rail: string;
+  rail: 'apple';
+  /** Accepted for older SDKs, not used: the verified transaction says its environment. */
+  environment?: string;
 }
 
 const JWS = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$';
+const jws = { type: 'string', minLength: 1, maxLength: 32768, pattern: JWS } as const;
 
-export const syncBodySchema = {
-  type: 'object',
-  required: ['rail'],
-  properties: { rail: { type: 'string', minLength: 1, maxLength: 32 } },
-};
-
-export const appleSyncSchema = {
+export const syncBodySchema: JSONSchemaType<SyncBody> = {
   type: 'object',
   required: ['rail', 'signedTransactionInfo'],
   properties: {
-    rail: { const: 'apple' },
-    signedTransactionInfo: { type: 'string', minLength: 1, maxLength: 32768, pattern: JWS },
-    signedRenewalInfo: { type: 'string', minLength: 1, maxLength: 32768, pattern: JWS },
-    appAccountToken: { type: 'string', pattern: UUID_PATTERN.source },
-    environment: { type: 'string' },
+    rail: {
+      type: 'string',
+      const: 'apple',
+      'x-invalid': 'only `apple` is synced here; Stripe and Google Play purchases arrive through their webhooks, /v1/webhooks/stripe/{projectId} and /v1/webhooks/google/{projectId}',
+    },
+    signedTransactionInfo: jws,
+    signedRenewalInfo: { ...jws, nullable: true },
+    appAccountToken: { type: 'string', pattern: UUID_PATTERN.source, nullable: true },
+    environment: { type: 'string', nullable: true },
   },
 };
-const validateAppleSync = compileSchema<SyncBody>(appleSyncSchema);
 
-const WEBHOOK_RAILS: Record<string, string> = {
-  stripe: '/v1/webhooks/stripe/{projectId}',
-  google: '/v1/webhooks/google/{projectId}',
-};
 
 export const purchaseSyncRoute = route<SyncBody>({
   method: 'POST',
@@ -49,17 +44,12 @@ export const purchaseSyncRoute = route<SyncBody>({
   cacheControl: 'no-store',
   maxBodyBytes: 128 * 1024,
   handler: async (ctx) => {
-    const { rail } = ctx.body;
-    if (WEBHOOK_RAILS[rail]) {
-      throw invalidParam(`Rail \`${rail}\` is not synced here: its purchases arrive through the webhook ${WEBHOOK_RAILS[rail]}. Only \`apple\` is supported.`);
-    }
-    if (rail !== 'apple') throw invalidParam(`Invalid value for \`rail\`: only \`apple\` is supported.`);
-    const body = validateAppleSync(ctx.body);
+    const body = ctx.body;
     return withIdempotency(ctx, 'purchases.sync', async () => ({
-      body: await syncApplePurchase(ctx, {
+      body: await syncApplePurchase({ scope: ctx.scope, clock: ctx.deps.clock, appleOnlineChecks: ctx.deps.rails.apple.onlineChecks }, { requestId: ctx.requestId, wireEnv: ctx.auth.wireEnv }, {
         signedTransactionInfo: body.signedTransactionInfo,
-        signedRenewalInfo: body.signedRenewalInfo,
-        appAccountToken: body.appAccountToken,
+        signedRenewalInfo: body.signedRenewalInfo ?? undefined,
+        appAccountToken: body.appAccountToken ?? undefined,
       }),
     }));
   },

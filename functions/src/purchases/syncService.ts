@@ -1,6 +1,6 @@
 import type { JWSRenewalInfoDecodedPayload, JWSTransactionDecodedPayload } from '@apple/app-store-server-library';
 import { ApiError, invalidParam } from '../http/errors';
-import type { RequestContext } from '../http/route';
+import type { Clock } from '../clock';
 import { toPublicEntitlements } from '../entitlements/publicShape';
 import type { PublicEntitlement } from '../entitlements/model';
 import { appleFacts, appleOwner, isFamilyShared } from '../rails/apple/owner';
@@ -11,6 +11,7 @@ import { readRailsConfig, type AppleRailConfig } from '../rails/config';
 import { decideRailEvent } from '../rails/decision';
 import { railEventType } from '../rails/model';
 import type { WireEnv } from '../store/env';
+import type { EnvScope } from '../store/scope';
 import { purchaseLogs } from './logs';
 
 /**
@@ -33,43 +34,56 @@ export interface PurchaseResult {
   entitlements: PublicEntitlement[];
 }
 
+/** What purchase sync is given: the key's partition, the clock, and whether Apple is asked online. */
+export interface SyncPorts {
+  scope: EnvScope;
+  clock: Clock;
+  appleOnlineChecks: boolean;
+}
+
+/** Who syncs: the request id (logs, audit details) and the key's environment as the wire names it. */
+export interface SyncCaller {
+  requestId: string;
+  wireEnv: WireEnv;
+}
+
 export const syncEventId = (transactionId: string): string => `apple_txn_${transactionId}`;
 
-export async function syncApplePurchase(ctx: RequestContext, input: AppleSyncInput): Promise<PurchaseResult> {
-  const { scope, deps } = ctx;
-  const receivedAt = deps.clock.now();
+export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, input: AppleSyncInput): Promise<PurchaseResult> {
+  const { scope, clock } = ports;
+  const receivedAt = clock.now();
   const config = (await readRailsConfig(scope)).apple;
   if (!config || !config.bundleId || (config.rootCertificates ?? []).length === 0) {
     throw invalidParam('The App Store rail is not configured for this project and environment (tessera rails set apple).');
   }
-  const verifiers = appleVerifiers(deps.rails.apple.onlineChecks);
+  const verifiers = appleVerifiers(ports.appleOnlineChecks);
   let verified: { transaction: JWSTransactionDecodedPayload; environment: AppleEnvironment };
   try {
     verified = await verifiers.verifyTransaction(config, input.signedTransactionInfo);
   } catch (err) {
     if (err instanceof AppleVerificationFailed && !err.retryable) {
-      purchaseLogs.transactionRejected(ctx.requestId, scope.projectId, err.reason);
+      purchaseLogs.transactionRejected(caller.requestId, scope.projectId, err.reason);
       throw new ApiError('invalid_api_key', 'signedTransactionInfo failed App Store verification (production and sandbox).', { internal: err.reason });
     }
     throw err;
   }
   const { transaction, environment } = verified;
   const payloadEnv: WireEnv = environment === 'Production' ? 'production' : 'sandbox';
-  if (payloadEnv !== ctx.auth.wireEnv) {
-    throw new ApiError('env_mismatch', `This ${ctx.auth.wireEnv} key cannot sync a ${payloadEnv} transaction.`);
+  if (payloadEnv !== caller.wireEnv) {
+    throw new ApiError('env_mismatch', `This ${caller.wireEnv} key cannot sync a ${payloadEnv} transaction.`);
   }
   // Signed by Apple, yet its fields name documents and are stored: a payload the service cannot use is the caller's 400.
   const problem = appleTransactionProblem(transaction as unknown as Record<string, unknown>);
   if (problem) {
-    purchaseLogs.transactionUnusable(ctx.requestId, scope.projectId, problem);
+    purchaseLogs.transactionUnusable(caller.requestId, scope.projectId, problem);
     throw invalidParam(`Invalid value for \`signedTransactionInfo\`: ${problem.replace(/^malformed_payload: /, '')}.`);
   }
   if (!transaction.transactionId || !transaction.originalTransactionId || !transaction.productId || transaction.signedDate === undefined) {
     throw invalidParam('signedTransactionInfo lacks transactionId, originalTransactionId, productId or signedDate.');
   }
-  const renewal = await optionalRenewal(ctx, config, environment, transaction, input.signedRenewalInfo);
+  const renewal = await optionalRenewal(ports, caller, config, environment, transaction, input.signedRenewalInfo);
   const familyShared = isFamilyShared(transaction);
-  const customerId = await appleOwner(scope, transaction, input.appAccountToken, deps.clock.now());
+  const customerId = await appleOwner(scope, transaction, input.appAccountToken, clock.now());
   const snapshot = appleSnapshot({ transaction, renewal, at: transaction.signedDate });
 
   const outcome = await decideRailEvent({
@@ -80,28 +94,29 @@ export async function syncApplePurchase(ctx: RequestContext, input: AppleSyncInp
     subscriptionId: transaction.originalTransactionId,
     eventAt: transaction.signedDate,
     receivedAt,
-    now: deps.clock.now(),
+    now: clock.now(),
     reconciledWithProvider: false,
     customerId,
     snapshot: () => snapshot,
     noSnapshotReason: 'no_subscription',
     railFacts: () => appleFacts(transaction),
-    details: { requestId: ctx.requestId, transactionId: transaction.transactionId, familyShared },
+    details: { requestId: caller.requestId, transactionId: transaction.transactionId, familyShared },
   });
-  purchaseLogs.synced(ctx.requestId, scope.projectId, outcome.decision, outcome.reason, outcome.duplicate);
+  purchaseLogs.synced(caller.requestId, scope.projectId, outcome.decision, outcome.reason, outcome.duplicate);
   // A family member's device never learns the organizer's customer or entitlements.
   const visible = familyShared ? null : outcome.customerId;
   return {
     object: 'purchase_result',
     serviceCustomerId: visible ?? '',
-    env: ctx.auth.wireEnv,
-    entitlements: visible ? toPublicEntitlements(outcome.projection, deps.clock.now()) : [],
+    env: caller.wireEnv,
+    entitlements: visible ? toPublicEntitlements(outcome.projection, clock.now()) : [],
   };
 }
 
 /** Renewal info is optional and its failure is not fatal: the purchase stands on the transaction. */
 async function optionalRenewal(
-  ctx: RequestContext,
+  ports: SyncPorts,
+  caller: SyncCaller,
   config: AppleRailConfig,
   environment: AppleEnvironment,
   transaction: JWSTransactionDecodedPayload,
@@ -109,15 +124,15 @@ async function optionalRenewal(
 ): Promise<JWSRenewalInfoDecodedPayload | null> {
   if (!signedRenewalInfo) return null;
   try {
-    const renewal = await appleVerifiers(ctx.deps.rails.apple.onlineChecks).verifyRenewalInfo(config, environment, signedRenewalInfo);
+    const renewal = await appleVerifiers(ports.appleOnlineChecks).verifyRenewalInfo(config, environment, signedRenewalInfo);
     const problem = appleRenewalProblem(renewal as unknown as Record<string, unknown>);
     if (problem) {
-      purchaseLogs.renewalInfoIgnored(ctx.requestId, ctx.scope.projectId, problem);
+      purchaseLogs.renewalInfoIgnored(caller.requestId, ports.scope.projectId, problem);
       return null;
     }
     return renewal.originalTransactionId === transaction.originalTransactionId ? renewal : null;
   } catch (err) {
-    purchaseLogs.renewalInfoIgnored(ctx.requestId, ctx.scope.projectId, err instanceof AppleVerificationFailed ? err.reason : 'unverifiable');
+    purchaseLogs.renewalInfoIgnored(caller.requestId, ports.scope.projectId, err instanceof AppleVerificationFailed ? err.reason : 'unverifiable');
     return null;
   }
 }

@@ -1,8 +1,6 @@
 import { logs } from '../http/logs';
 import { normaliseOrigin } from '../http/origins';
 import { route } from '../http/route';
-import { keyIndexRef } from '../keys/paths';
-import { learnFirstOrigin } from './originLearning';
 import { parseSdkVersion } from './surfaces';
 
 export const heartbeatRoute = route({
@@ -28,11 +26,8 @@ export const heartbeatRoute = route({
       });
       const origin = normaliseOrigin(ctx.header('origin'));
       if (auth.kind === 'publishable' && auth.platform === 'web' && auth.record.allowedOrigins.length === 0 && origin) {
-        const learned = await learnFirstOrigin(deps.db, auth.appId, origin);
-        if (learned) {
-          deps.keys.invalidate(keyIndexRef(deps.db, auth.key).path);
-          logs.originLearned(ctx.requestId, auth.appId, learned);
-        }
+        const learned = await deps.keys.learnFirstOrigin(auth.key, auth.appId, origin);
+        if (learned) logs.originLearned(ctx.requestId, auth.appId, learned);
       }
     } catch (err) {
       logs.heartbeatWriteFailed(ctx.requestId, err instanceof Error ? err.message : String(err));

@@ -1,7 +1,7 @@
 import { route } from '../http/route';
 import { MAX_UPLOAD_BODY_BYTES } from './limits';
 import { sourcemapLogs } from './logs';
-import { parseUploadRequest, uploadBodySchema } from './uploadRequest';
+import { requireKeyEnvironment, uploadBodySchema, type UploadRequest } from './uploadRequest';
 import { uploadSourceMapBatch, type FileErrorRow, type FileResultRow } from './uploadService';
 
 /** `POST /v1/releases/sourcemaps`: secret key only; storage now, resolution at read time. */
@@ -15,7 +15,7 @@ export interface SourcemapBatchResponse {
   results: FileResultRow[];
 }
 
-export const uploadSourcemapsRoute = route<Record<string, unknown>>({
+export const uploadSourcemapsRoute = route<UploadRequest>({
   method: 'POST',
   path: '/v1/releases/sourcemaps',
   key: 'secret',
@@ -23,7 +23,8 @@ export const uploadSourcemapsRoute = route<Record<string, unknown>>({
   maxBodyBytes: MAX_UPLOAD_BODY_BYTES,
   cacheControl: 'no-store',
   handler: async (ctx) => {
-    const { release, environment, files } = parseUploadRequest(ctx.body, ctx.auth);
+    requireKeyEnvironment(ctx.body, ctx.auth);
+    const { release, environment, files } = ctx.body;
     const outcome = await uploadSourceMapBatch(ctx.scope, release, files, { now: ctx.deps.clock.now(), keyId: ctx.auth.keyId });
     sourcemapLogs.batchStored(ctx.requestId, ctx.auth.projectId, ctx.auth.env, release, {
       uploaded: outcome.uploaded,

@@ -13,6 +13,9 @@ import { coalescedGetAll, groupCommit, type SetWrite } from './coalesced';
 import type { Env } from './env';
 import { RoundTripCounter } from './roundTrips';
 
+/** Top-level collections that a scope may add entries to (see `EnvScope.ledgerRef`). */
+export type CrossPartitionLedger = 'pendingErasures';
+
 /**
  * A check that must pass before a request's data is returned or written: the presented API
  * key's document, re-read so that revocation and archiving take effect on the very next
@@ -37,7 +40,8 @@ export class EnvScope {
   private gate: KeyGate | null;
 
   constructor(
-    readonly db: Firestore,
+    /** The unscoped handle: private, so that nothing reached through a scope leaves its partition. */
+    private readonly db: Firestore,
     readonly projectId: string,
     readonly env: Env,
     gate: KeyGate | null = null,
@@ -57,6 +61,24 @@ export class EnvScope {
 
   doc(collectionName: string, id: string): DocumentReference {
     return this.collection(collectionName).doc(id);
+  }
+
+  /** The scope's project document (`projects/{projectId}`: plan, retention), shared by both environments. */
+  projectRef(): DocumentReference {
+    return this.db.collection('projects').doc(this.projectId);
+  }
+
+  /** One of the project's settings (`projects/{projectId}/settings/{id}`, e.g. its identity provider). */
+  projectSettingRef(id: string): DocumentReference {
+    return this.projectRef().collection('settings').doc(id);
+  }
+
+  /**
+   * An entry about this partition in a top-level ledger that a worker sweeps across partitions
+   * (`pendingErasures/{taskId}`, read by the retention worker). Only the named ledgers.
+   */
+  ledgerRef(ledger: CrossPartitionLedger, id: string): DocumentReference {
+    return this.db.collection(ledger).doc(id);
   }
 
   /**

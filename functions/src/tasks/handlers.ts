@@ -1,10 +1,10 @@
-import type { Deps } from '../app/deps';
+import type { RootDeps } from '../app/deps';
 import { resolveEventIdentities } from '../events/resolution';
 import { erasureTaskHandler } from '../identity/erasure';
 import type { QueueName } from './queue';
 
 /** A task handler: throw to have the task retried, return when it is done (or to drop it). */
-export type TaskHandler = (payload: Record<string, unknown>, deps: Deps) => Promise<void>;
+export type TaskHandler = (payload: Record<string, unknown>, deps: RootDeps) => Promise<void>;
 
 /**
  * The handler of each queue. Capability folders own their handlers; this table only wires
@@ -15,7 +15,7 @@ export const TASK_HANDLERS: Partial<Record<QueueName, TaskHandler>> = {
   erasure: erasureTaskHandler,
 };
 
-export async function runTask(queue: QueueName, payload: Record<string, unknown>, deps: Deps): Promise<void> {
+export async function runTask(queue: QueueName, payload: Record<string, unknown>, deps: RootDeps): Promise<void> {
   const handler = TASK_HANDLERS[queue];
   if (!handler) throw new Error(`no handler registered for queue ${queue}`);
   await handler(payload, deps);

@@ -1,5 +1,5 @@
 import type { Firestore } from 'firebase-admin/firestore';
-import { propagateAllowedOrigins } from '../keys/lifecycle';
+import { propagateAllowedOrigins } from './lifecycle';
 import { getApp } from '../projects/repository';
 import { originsToLearn } from '../http/origins';
 

@@ -1,0 +1,23 @@
+/**
+ * Refusals of domain code (a project, app, key, conflict or customer that is missing, in the
+ * wrong state, or an argument that cannot be used). Domain code throws these and nothing
+ * surface-specific: the HTTP layer maps them in `http/errors.ts` (`asApiError`), the CLI in
+ * `cli/registry.ts` (to its `OperatorError`, same code), each to its own output.
+ */
+export const DOMAIN_ERROR_CODES = ['invalid_argument', 'not_found', 'conflict', 'archived'] as const;
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const invalidArgument = (message: string): DomainError => new DomainError('invalid_argument', message);
+export const notFound = (message: string): DomainError => new DomainError('not_found', message);
+export const conflict = (message: string): DomainError => new DomainError('conflict', message);
+export const archived = (message: string): DomainError => new DomainError('archived', message);

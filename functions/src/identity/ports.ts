@@ -1,0 +1,43 @@
+import type { Clock } from '../clock';
+import type { RequestContext } from '../http/route';
+import type { KeyKind } from '../keys/format';
+import type { EnvScope } from '../store/scope';
+import type { IdTokenVerifier } from './idTokens';
+import { PolicyCache } from './identityPolicy';
+import { VelocityWindow } from './velocity';
+
+/** What the identity services are given: typed inputs and these ports, never the HTTP request. */
+export interface IdentityPorts {
+  /** The key's project and environment partition. */
+  scope: EnvScope;
+  clock: Clock;
+  idTokens: IdTokenVerifier;
+  memory: IdentityMemory;
+}
+
+/** Who calls: the request id (for logs) and the kind of key presented. */
+export interface IdentityCaller {
+  requestId: string;
+  keyKind: KeyKind;
+}
+
+/** Per-process state of the identity services (one per Deps, i.e. per process in production). */
+export interface IdentityMemory {
+  velocity: VelocityWindow;
+  policy: PolicyCache;
+}
+
+const memories = new WeakMap<object, IdentityMemory>();
+
+/** Route files' extraction: the ports and caller of an authenticated request. */
+export function identityPorts(ctx: RequestContext<unknown, unknown>): { ports: IdentityPorts; caller: IdentityCaller } {
+  let memory = memories.get(ctx.deps);
+  if (!memory) {
+    memory = { velocity: new VelocityWindow(), policy: new PolicyCache() };
+    memories.set(ctx.deps, memory);
+  }
+  return {
+    ports: { scope: ctx.scope, clock: ctx.deps.clock, idTokens: ctx.deps.idTokens, memory },
+    caller: { requestId: ctx.requestId, keyKind: ctx.auth.kind },
+  };
+}

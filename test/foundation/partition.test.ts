@@ -1,0 +1,94 @@
+/**
+ * Guarantees of the partition by construction: handlers and services never hold the unscoped
+ * Firestore handle. Only the modules that establish a scope (key lookup, task handlers, rail
+ * target resolution, the retention worker, the CLI and the local runner) and the operator-only
+ * domain code they call may import the handle module (`store/firestore.ts`), the `Firestore`
+ * type, or `RootDeps` (Deps plus the handle); every other module under functions/src fails this
+ * test. At run time a handler's `ctx.deps` carries no handle either.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { route } from '../../functions/src/http/route';
+import { createApiApp } from '../../functions/src/http/pipeline';
+import { createTestService } from '../support/harness';
+import supertest from 'supertest';
+
+const SRC = resolve(__dirname, '..', '..', 'functions', 'src');
+
+/** Who may reach the unscoped handle, and why. Paths relative to functions/src; a trailing `/` is a folder. */
+const ALLOWED: Record<string, string> = {
+  'store/': 'the handle itself and EnvScope, which keeps it private',
+  'app/deps.ts': 'builds the process’s Deps and RootDeps',
+  'index.ts': 'the deployed entry point hands RootDeps to task and retention functions',
+  'keys/': 'key lookup establishes a request’s scope; keys and apps live outside any project',
+  'tasks/': 'task handlers establish their scope from the task payload',
+  'identity/erasure.ts': 'the erasure task handler',
+  'identity/erasureModel.ts': 'the erasure ledger, read by the erasure task and the retention worker',
+  'events/resolution.ts': 'the identity-resolution task handler',
+  'retention/': 'the retention worker sweeps across partitions',
+  'rails/target.ts': 'rail target resolution establishes a scope from a verified notification',
+  'cli/': 'the operator CLI',
+  'local/': 'the local runner and demo seed',
+  'projects/': 'projects and apps are top-level records, created by operators (CLI, seed)',
+  'identity/providerSetup.ts': 'operator command: a project’s identity provider',
+  'identity/providerConfig.ts': 'the provider document, read by the token verifier port',
+  'identity/idTokens.ts': 'the token verifier port (built in app/deps.ts) reads a project’s provider',
+  'identity/conflicts.ts': 'operator commands: merge conflicts across a project’s environments',
+  'identity/inspect.ts': 'operator command: look a customer up',
+  'events/retention.ts': 'operator command: a project’s telemetry retention',
+  'ratelimit/bucketStore.ts': 'the limiter’s store port (built in app/deps.ts), run before a handler',
+  'bench/': 'benchmarks (leaving functions/src: issue 12 §4)',
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** What in `source` (the file at `file`) reaches the unscoped handle. */
+export function handleImports(file: string, source: string): string[] {
+  const found: string[] = [];
+  const specifiers = [...source.matchAll(/(?:from\s+|import\s*\(\s*)'([^']+)'/g)].map((m) => m[1]);
+  for (const specifier of specifiers) {
+    if (specifier.startsWith('.') && relative(SRC, resolve(file, '..', specifier)).replace(/\\/g, '/') === 'store/firestore') found.push(`imports ${specifier}`);
+  }
+  for (const match of source.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'firebase-admin\/firestore'/g)) {
+    if (match[1].split(',').some((name) => /^(?:type\s+)?Firestore(?:\s+as\s+\w+)?$/.test(name.trim()))) found.push('imports the Firestore type');
+  }
+  if (/\bRootDeps\b/.test(source)) found.push('names RootDeps');
+  return found;
+}
+
+const allowed = (path: string): boolean => Object.keys(ALLOWED).some((entry) => (entry.endsWith('/') ? path.startsWith(entry) : path === entry));
+
+it('lets only scope-establishing and operator modules reach the unscoped Firestore handle', () => {
+  const offenders = sourceFiles(SRC)
+    .map((file) => ({ path: relative(SRC, file).replace(/\\/g, '/'), found: handleImports(file, readFileSync(file, 'utf8')) }))
+    .filter(({ path, found }) => found.length > 0 && !allowed(path))
+    .map(({ path, found }) => `${path}: ${found.join(', ')}`);
+  expect(offenders).toEqual([]);
+});
+
+it('recognises each way of reaching the handle (so the scan can fail)', () => {
+  const handler = join(SRC, 'events', 'someRoute.ts');
+  expect(handleImports(handler, "import { db } from '../store/firestore';")).toEqual(['imports ../store/firestore']);
+  expect(handleImports(handler, "const { db } = await import('../store/firestore');")).toEqual(['imports ../store/firestore']);
+  expect(handleImports(handler, "import type { DocumentReference, Firestore } from 'firebase-admin/firestore';")).toEqual(['imports the Firestore type']);
+  expect(handleImports(handler, "import type { RootDeps } from '../app/deps';")).toEqual(['names RootDeps']);
+  expect(handleImports(handler, "import type { DocumentReference } from 'firebase-admin/firestore';\nimport { EnvScope } from '../store/scope';")).toEqual([]);
+  expect(allowed('events/someRoute.ts')).toBe(false);
+  expect(allowed('keys/authenticate.ts')).toBe(true);
+});
+
+it('gives handlers Deps without the unscoped handle, even at run time', async () => {
+  const service = createTestService();
+  let seen: object | null = null;
+  const probe = route({ method: 'GET', path: '/v1/test/deps', key: 'none', handler: async (ctx) => ((seen = ctx.deps), { body: {} }) });
+  await supertest(createApiApp([probe], service.deps)).get('/v1/test/deps').expect(200);
+  expect(seen).not.toBeNull();
+  expect('db' in seen!).toBe(false);
+  expect(Object.values(seen!).some((value) => value === service.deps.db)).toBe(false);
+});
