@@ -5,7 +5,7 @@
  * refusal — is reported instead of hanging. (Pure logic: clearing the suite's shared emulator
  * would wipe the other test files' data.)
  */
-import { resetStore } from '../../functions/src/bench/reset';
+import { resetStore } from '../../functions/src/local/clearStore';
 import { EmulatorResetError } from '../../functions/src/local/emulator';
 
 describe('resetStore (unit)', () => {

@@ -1,11 +1,11 @@
 import { cpus, totalmem } from 'node:os';
 import { createServer, type Server } from 'node:http';
-import { LOCAL_GCLOUD_PROJECT } from '../local/paths';
-import { startEmulator } from '../local/emulator';
+import { LOCAL_GCLOUD_PROJECT } from '#functions/local/paths';
+import { startEmulator } from '#functions/local/emulator';
 import { startFloorServer } from './floor';
 import { drive, roundTripsOf, type LoadResult } from './load';
 import { drivePaced, drivePacedOperation } from './paced';
-import { resetStore } from './reset';
+import { resetStore } from '#functions/local/clearStore';
 
 /**
  * `npm run bench`: starts the local stack (emulator + every endpoint group), then drives each
@@ -26,13 +26,13 @@ async function main(): Promise<void> {
   process.env.FIRESTORE_EMULATOR_HOST = emulator.host;
   const servers: Server[] = [];
   try {
-    const { createDeps } = await import('../app/deps');
-    const { ALL_ROUTES } = await import('../app/groups');
-    const { createApiApp } = await import('../http/pipeline');
-    const { randomDemoSpec, seedDemo } = await import('../local/seed');
+    const { createDeps } = await import('#functions/app/deps');
+    const { ALL_ROUTES } = await import('#functions/app/groups');
+    const { createApiApp } = await import('#functions/http/pipeline');
+    const { randomDemoSpec, seedDemo } = await import('#functions/local/seed');
     const { SCENARIOS } = await import('./scenarios');
 
-    const { ForegroundActivity, localTaskQueue } = await import('../local/foreground');
+    const { ForegroundActivity, localTaskQueue } = await import('#functions/local/foreground');
     const foreground = new ForegroundActivity();
     const serve = async (app: ReturnType<typeof createApiApp>): Promise<string> => {
       const server = createServer(foreground.tracking(app));

@@ -1,5 +1,5 @@
-import type { Deps } from '../app/deps';
-import type { DemoProject } from '../local/seed';
+import type { Deps } from '#functions/app/deps';
+import type { DemoProject } from '#functions/local/seed';
 import type { PacedOperation } from './paced';
 
 /** What a benchmark scenario may use to prepare its request (a seeded project, the store). */

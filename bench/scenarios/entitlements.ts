@@ -1,6 +1,6 @@
-import { grantManually } from '../../entitlements/manualGrants';
-import { linkHints } from '../../identity/repository';
-import { EnvScope } from '../../store/scope';
+import { grantManually } from '#functions/entitlements/manualGrants';
+import { linkHints } from '#functions/identity/repository';
+import { EnvScope } from '#functions/store/scope';
 import type { BenchContext, Scenario } from '../scenario';
 
 /**

@@ -1,5 +1,5 @@
-import { linkHints } from '../../identity/repository';
-import { EnvScope } from '../../store/scope';
+import { linkHints } from '#functions/identity/repository';
+import { EnvScope } from '#functions/store/scope';
 import type { BenchContext, Scenario } from '../scenario';
 
 /**

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
-import { setProduct } from '../../entitlements/catalog';
-import { getApp } from '../../projects/repository';
-import { writeRailConfig } from '../../rails/config';
-import type { Env } from '../../store/env';
-import { EnvScope } from '../../store/scope';
-import { AppleChain } from '../rails/appleChain';
-import { signedNotification, transactionPayload } from '../rails/applePayloads';
+import { setProduct } from '#functions/entitlements/catalog';
+import { getApp } from '#functions/projects/repository';
+import { writeRailConfig } from '#functions/rails/config';
+import type { Env } from '#functions/store/env';
+import { EnvScope } from '#functions/store/scope';
+import { AppleChain } from '../../fixtures/appleChain';
+import { signedNotification, transactionPayload } from '../../fixtures/applePayloads';
 import { startRailFakes, type RailFakes } from '../rails/fakes';
 import type { BenchContext, Scenario } from '../scenario';
 
