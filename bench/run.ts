@@ -32,17 +32,17 @@ async function main(): Promise<void> {
     const { randomDemoSpec, seedDemo } = await import('#functions/local/seed');
     const { SCENARIOS } = await import('./scenarios');
 
-    const { ForegroundActivity, localTaskQueue } = await import('#functions/local/foreground');
-    const foreground = new ForegroundActivity();
+    const { InProcessTaskQueue } = await import('#functions/tasks/inProcessQueue');
     const serve = async (app: ReturnType<typeof createApiApp>): Promise<string> => {
-      const server = createServer(foreground.tracking(app));
+      const server = createServer(app);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       servers.push(server);
       const address = server.address();
       return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     };
-    // As the local runner (`npm start`) serves: background tasks wait for a quiet moment.
-    const queues = [localTaskQueue(foreground), localTaskQueue(foreground)];
+    // As the local runner (`npm start`) serves: background tasks run beside the requests, at
+    // most two per queue at once (Cloud Tasks' maxConcurrentDispatches), never waiting for them.
+    const queues = [new InProcessTaskQueue(), new InProcessTaskQueue()];
     const deps = createDeps({ tasks: queues[0] });
     const baseUrl = await serve(createApiApp(ALL_ROUTES, deps));
     // A second instance whose limiter grants everything, for scenarios marked `unmetered`.

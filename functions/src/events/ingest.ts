@@ -93,23 +93,22 @@ export async function ingestBatch(ctx: RequestContext): Promise<IngestResult> {
   const passed = new Set(passes);
   const parts = packBatchEvents(landing.map((event) => batchedEvent(event, passed.has(event))));
   const batchDocIds = parts.map((part) => batchDocId(part.events.map((event) => eventDocId(event.eventId))));
-  const writes = parts.map((part, i) =>
-    batchWrite(scope, batchDocIds[i], { ...landingFields, codec: BATCH_CODEC, eventCount: part.events.length, events: part.payload }),
+  const landingBatch = scope.batch();
+  parts.forEach((part, i) =>
+    batchWrite(landingBatch, scope, batchDocIds[i], { ...landingFields, codec: BATCH_CODEC, eventCount: part.events.length, events: part.payload }),
   );
   for (const event of passes) {
     const fingerprint = event.fingerprint as string;
-    writes.push(
-      errorPassWrite(scope, {
+    errorPassWrite(landingBatch, scope, {
         fingerprint,
         minute,
         eventId: event.eventId,
         passedAt: receivedAt,
         expiresAt: timestampFromMillis(receivedAt + ERROR_PASS_MARKER_TTL_MS),
-      }),
-    );
+      });
   }
-  // One commit, shared with other requests of this partition landing at the same moment.
-  const landedAt = await scope.commitSets(writes);
+  // The request's one commit: its batch documents and error-pass markers together.
+  const landedAt = await scope.commit(landingBatch);
   for (const event of passes) memory.remember(scopeKey, event.fingerprint as string, minute);
 
   // After the commit: a task must never run ahead of the batch it stores. If enqueueing fails

@@ -1,15 +1,15 @@
-import type {
-  CollectionReference,
-  DocumentReference,
-  DocumentSnapshot,
-  Firestore,
-  Query,
-  QuerySnapshot,
+import {
   Timestamp,
-  Transaction,
-  WriteBatch,
+  type CollectionReference,
+  type DocumentReference,
+  type DocumentSnapshot,
+  type Firestore,
+  type Query,
+  type QuerySnapshot,
+  type Transaction,
+  type WriteBatch,
 } from 'firebase-admin/firestore';
-import { coalescedGetAll, groupCommit, type SetWrite } from './coalesced';
+import { coalescedGetAll } from './coalesced';
 import type { Env } from './env';
 import { RoundTripCounter } from './roundTrips';
 
@@ -100,20 +100,12 @@ export class EnvScope {
     return this.db.batch();
   }
 
-  async commit(batch: WriteBatch): Promise<void> {
+  /** Commits the batch (one round trip); resolves to its commit time. */
+  async commit(batch: WriteBatch): Promise<Timestamp> {
     await this.ensureKeyVerified();
     this.roundTrips.add();
-    await batch.commit();
-  }
-
-  /**
-   * Commits plain sets of this partition, sharing the commit with other requests' sets that
-   * arrive meanwhile (see groupCommit). Resolves to the commit time.
-   */
-  async commitSets(writes: SetWrite[]): Promise<Timestamp> {
-    await this.ensureKeyVerified();
-    this.roundTrips.add();
-    return groupCommit(this.db, this.rootPath, writes);
+    const results = await batch.commit();
+    return results[0]?.writeTime ?? Timestamp.now();
   }
 
   /** Verifies the key gate now if no read has carried it yet. */
