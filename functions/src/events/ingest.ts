@@ -54,7 +54,7 @@ export async function ingestBatch(ctx: RequestContext): Promise<IngestResult> {
     throw new ApiError('invalid_param_value', 'Invalid value for `appId`: it must be the app of the API key (or be omitted).');
   }
 
-  const decision = await deps.limiter.take({ projectId: auth.projectId, env: auth.env, bucket: 'events' }, BUCKETS.events, batch.events.length, ctx.roundTrips);
+  const decision = await deps.limiter.take({ projectId: auth.projectId, env: auth.env, bucket: 'events' }, BUCKETS.events, batch.events.length);
   const granted = Math.min(batch.events.length, decision.granted);
   const memory = passMemoryFor(deps);
   const scopeKey = `${auth.projectId}/${auth.env}`;

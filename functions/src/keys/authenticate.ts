@@ -2,7 +2,7 @@ import type { DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
 import type { Clock } from '../clock';
 import { ApiError } from '../http/errors';
 import type { KeyGate } from '../store/scope';
-import type { RoundTripCounter } from '../store/roundTrips';
+import { countedGet } from '../store/counted';
 import { digestsEqual, sha256Hex, type ParsedKey } from './format';
 import { keyIndexRef } from './paths';
 import { keyRejection, type KeyRecord } from './record';
@@ -39,7 +39,7 @@ export class KeyAuthenticator {
     private readonly clock: Clock,
   ) {}
 
-  async authenticate(key: ParsedKey, roundTrips: RoundTripCounter): Promise<Authenticated> {
+  async authenticate(key: ParsedKey): Promise<Authenticated> {
     const ref = keyIndexRef(this.db, key);
     const now = this.clock.now();
     const cached = this.cache.get(ref.path);
@@ -48,16 +48,14 @@ export class KeyAuthenticator {
       const record = cached.record;
       return { record, gate: { ref, accept: (snapshot) => this.accept(ref.path, key, snapshot) } };
     }
-    roundTrips.add();
-    const snapshot = await ref.get();
+    const snapshot = await countedGet(ref);
     return { record: this.accept(ref.path, key, snapshot), gate: null };
   }
 
   /** Re-reads a key document fresh (after a lock failure on cached data, for example). */
-  async refresh(key: ParsedKey, roundTrips: RoundTripCounter): Promise<KeyRecord> {
+  async refresh(key: ParsedKey): Promise<KeyRecord> {
     const ref = keyIndexRef(this.db, key);
-    roundTrips.add();
-    return this.accept(ref.path, key, await ref.get());
+    return this.accept(ref.path, key, await countedGet(ref));
   }
 
   invalidate(path?: string): void {

@@ -3,7 +3,7 @@ import { invalidParam } from '../http/errors';
 import { projectRef } from '../keys/paths';
 import type { ProjectRecord } from '../projects/model';
 import type { Env } from '../store/env';
-import { RoundTripCounter } from '../store/roundTrips';
+import { countedGetAll } from '../store/counted';
 import { EnvScope } from '../store/scope';
 import { railsConfigRef, type RailsConfig } from './config';
 
@@ -19,12 +19,11 @@ export interface WebhookTarget {
 
 const PROJECT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-export async function loadWebhookTarget(deps: Deps, projectId: string, roundTrips: RoundTripCounter): Promise<WebhookTarget> {
+export async function loadWebhookTarget(deps: Deps, projectId: string): Promise<WebhookTarget> {
   if (!PROJECT_ID.test(projectId)) throw invalidParam('Unknown project.');
   // Scopes used for nothing but locating the two configuration documents.
   const configRef = (env: Env) => railsConfigRef(new EnvScope(deps.db, projectId, env));
-  roundTrips.add();
-  const [project, test, live] = await deps.db.getAll(projectRef(deps.db, projectId), configRef('test'), configRef('live'));
+  const [project, test, live] = await countedGetAll(deps.db, [projectRef(deps.db, projectId), configRef('test'), configRef('live')]);
   if (!project.exists || (project.data() as ProjectRecord).archived) throw invalidParam('Unknown project.');
   return {
     projectId,
@@ -36,6 +35,6 @@ export async function loadWebhookTarget(deps: Deps, projectId: string, roundTrip
 }
 
 /** The partition of a verified notification: the only scope its decision is written through. */
-export function verifiedScope(deps: Deps, target: WebhookTarget, env: Env, roundTrips: RoundTripCounter): EnvScope {
-  return new EnvScope(deps.db, target.projectId, env, null, roundTrips);
+export function verifiedScope(deps: Deps, target: WebhookTarget, env: Env): EnvScope {
+  return new EnvScope(deps.db, target.projectId, env, null);
 }

@@ -11,7 +11,8 @@ import {
 } from 'firebase-admin/firestore';
 import { coalescedGetAll } from './coalesced';
 import type { Env } from './env';
-import { RoundTripCounter } from './roundTrips';
+import { countedTransaction } from './counted';
+import { countRoundTrips } from './roundTrips';
 
 /**
  * A check that must pass before a request's data is returned or written: the presented API
@@ -41,7 +42,6 @@ export class EnvScope {
     readonly projectId: string,
     readonly env: Env,
     gate: KeyGate | null = null,
-    readonly roundTrips: RoundTripCounter = new RoundTripCounter(),
   ) {
     if (!/^[A-Za-z0-9_-]{1,128}$/.test(projectId)) throw new Error(`invalid project id for scope: ${projectId}`);
     this.gate = gate;
@@ -69,7 +69,7 @@ export class EnvScope {
       await this.ensureKeyVerified();
       return [];
     }
-    this.roundTrips.add();
+    countRoundTrips();
     const gate = this.gate;
     if (!gate) return coalescedGetAll(this.db, refs);
     const [keySnapshot, ...rest] = await coalescedGetAll(this.db, [gate.ref, ...refs]);
@@ -85,15 +85,17 @@ export class EnvScope {
 
   async query(query: Query): Promise<QuerySnapshot> {
     await this.ensureKeyVerified();
-    this.roundTrips.add();
+    countRoundTrips();
     return query.get();
   }
 
+  /**
+   * Runs a transaction (a begin/commit pair beyond its reads); `fn` gets a transaction whose
+   * reads count their round trips (store/counted.ts).
+   */
   async runTransaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     await this.ensureKeyVerified();
-    // A transaction costs at least a begin/commit pair beyond its reads.
-    this.roundTrips.add(2);
-    return this.db.runTransaction(fn);
+    return countedTransaction(this.db, fn);
   }
 
   batch(): WriteBatch {
@@ -103,7 +105,7 @@ export class EnvScope {
   /** Commits the batch (one round trip); resolves to its commit time. */
   async commit(batch: WriteBatch): Promise<Timestamp> {
     await this.ensureKeyVerified();
-    this.roundTrips.add();
+    countRoundTrips();
     const results = await batch.commit();
     return results[0]?.writeTime ?? Timestamp.now();
   }
@@ -112,7 +114,7 @@ export class EnvScope {
   async ensureKeyVerified(): Promise<void> {
     const gate = this.gate;
     if (!gate) return;
-    this.roundTrips.add();
+    countRoundTrips();
     const snapshot = await gate.ref.get();
     gate.accept(snapshot);
     this.gate = null;
