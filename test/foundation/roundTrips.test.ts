@@ -7,6 +7,7 @@
 import { EnvScope } from '../../functions/src/store/scope';
 import { countedGet, countedTransaction } from '../../functions/src/store/counted';
 import { RoundTripCounter, withRoundTripCounter } from '../../functions/src/store/roundTrips';
+import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
 import { createTestService } from '../support/harness';
 
 const service = createTestService();
@@ -47,5 +48,23 @@ describe('round trips counted at the store edge', () => {
     await withRoundTripCounter(done, () => scope.getAll(scope.doc('things', 'one')));
     await scope.getAll(scope.doc('things', 'one'));
     expect(done.count).toBe(1);
+  });
+
+  it('a task the request enqueues in-process never counts into the request', async () => {
+    const scope = new EnvScope(service.deps.db, projectId, 'test');
+    const queue = new InProcessTaskQueue({ backoffMs: () => 0 });
+    let taskReads = 0;
+    queue.attach(async () => {
+      await scope.getAll(scope.doc('things', 'one'));
+      taskReads += 1;
+    });
+    const request = new RoundTripCounter();
+    await withRoundTripCounter(request, async () => {
+      await queue.enqueue('erasure', {}, { id: `rt-${Date.now()}` });
+      await scope.getAll(scope.doc('things', 'two'));
+      await queue.drain(); // the task's read happens while the request is still open
+    });
+    expect(taskReads).toBe(1);
+    expect(request.count).toBe(1);
   });
 });

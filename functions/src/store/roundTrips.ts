@@ -17,6 +17,14 @@ export function withRoundTripCounter<T>(counter: RoundTripCounter, fn: () => T):
   return current.run(counter, fn);
 }
 
+/**
+ * Runs `fn` outside any request's counter: background work started by a request (an in-process
+ * task) is its own unit of work, as a Cloud Task is, and never counts into that request.
+ */
+export function outsideRequest<T>(fn: () => T): T {
+  return current.exit(fn);
+}
+
 /** Adds `n` round trips to the current request's counter (store edge only). */
 export function countRoundTrips(n = 1): void {
   const counter = current.getStore();

@@ -1,6 +1,7 @@
 import * as logger from 'firebase-functions/logger';
 import type { EnqueueOptions, EnqueueResult, QueueName, TaskQueue } from './queue';
 import { RETRY_POLICY } from './queue';
+import { outsideRequest } from '../store/roundTrips';
 
 export type TaskRunner = (queue: QueueName, payload: Record<string, unknown>) => Promise<void>;
 
@@ -50,7 +51,8 @@ export class InProcessTaskQueue implements TaskQueue {
     const key = `${queue}/${options.id}`;
     if (this.seen.has(key)) return 'duplicate';
     this.seen.add(key);
-    const task = this.run(queue, payload, options).finally(() => this.pending.delete(task));
+    // A task is its own unit of work (as a Cloud Task is): never part of the enqueuing request's.
+    const task = outsideRequest(() => this.run(queue, payload, options)).finally(() => this.pending.delete(task));
     this.pending.add(task);
     return 'enqueued';
   }
