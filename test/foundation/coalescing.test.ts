@@ -1,15 +1,11 @@
 /**
- * Guarantees of shared store calls (store/rounds.ts, store/coalesced.ts) and of local background
- * work: a caller is always served by a round that started after it arrived (fresh reads, its own
- * writes in exactly one commit), concurrent callers share rounds, partitions never share a
- * commit, a failed round fails only its own callers; the in-process queue bounds concurrency and
- * waits for a quiet moment when asked to.
+ * Guarantees of single-flight reads (store/rounds.ts, store/coalesced.ts) and of local background
+ * work: a caller is always served by a round that started after it arrived (fresh reads),
+ * concurrent callers reading the same documents share rounds, a failed round fails only its own
+ * callers; the in-process queue bounds concurrency. (Commits are never shared across requests.)
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Timestamp, type Firestore } from 'firebase-admin/firestore';
-import { BACKGROUND_MAX_WAIT_MS, ForegroundActivity } from '../../functions/src/local/foreground';
-import { coalescedGetAll, groupCommit } from '../../functions/src/store/coalesced';
+import type { Firestore } from 'firebase-admin/firestore';
+import { coalescedGetAll } from '../../functions/src/store/coalesced';
 import { Rounds } from '../../functions/src/store/rounds';
 import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
 import { createTestService } from '../support/harness';
@@ -111,36 +107,6 @@ describe('shared store calls (emulator)', () => {
       spy.mockRestore();
     }
   });
-
-  it('group commit: one partition shares a commit, another never joins it; each caller learns the commit time', async () => {
-    const batches = jest.spyOn(db, 'batch');
-    try {
-      const write = (partition: string, id: string) => ({ ref: db.doc(`${root}/${partition}/${id}`), data: { id }, bytes: 100 });
-      const a = [groupCommit(db, `${root}/a`, [write('a', '1')]), ...['2', '3', '4'].map((id) => groupCommit(db, `${root}/a`, [write('a', id)]))];
-      const b = groupCommit(db, `${root}/b`, [write('b', '1')]);
-      const times = await Promise.all(a);
-      const timeB = await b;
-      expect(batches.mock.calls.length).toBe(3); // a: first alone, then the other three; b: its own
-      expect(times[1].isEqual(times[2]) && times[2].isEqual(times[3])).toBe(true);
-      expect(times[0]).toBeInstanceOf(Timestamp);
-      expect(timeB.isEqual(times[1])).toBe(false);
-      const stored = await db.collection(`${root}/a`).get();
-      expect(stored.docs.map((doc) => doc.id).sort()).toEqual(['1', '2', '3', '4']);
-    } finally {
-      batches.mockRestore();
-    }
-  });
-
-  it('a rejected group commit rejects every request in it, and nothing of it lands', async () => {
-    const bad = { ref: db.doc(`${root}/bad/x`), data: { value: () => 1 }, bytes: 10 }; // not a Firestore value
-    const good = { ref: db.doc(`${root}/bad/y`), data: { value: 1 }, bytes: 10 };
-    const first = groupCommit(db, `${root}/bad`, [good]);
-    const shared = [groupCommit(db, `${root}/bad`, [bad]), groupCommit(db, `${root}/bad`, [{ ...good, ref: db.doc(`${root}/bad/z`) }])];
-    await first;
-    const outcomes = await Promise.allSettled(shared);
-    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
-    expect((await db.doc(`${root}/bad/z`).get()).exists).toBe(false);
-  });
 });
 
 describe('in-process task queue', () => {
@@ -160,55 +126,5 @@ describe('in-process task queue', () => {
     await queue.drain();
     expect(peak).toBe(2);
     expect(order).toEqual([0, 1, 2, 3, 4, 5]);
-  });
-
-  it('awaits beforeAttempt before each attempt, holding no slot meanwhile', async () => {
-    const quiet = deferred<void>();
-    const queue = new InProcessTaskQueue({ maxConcurrent: 1, backoffMs: () => 0, beforeAttempt: () => quiet.promise });
-    const ran: string[] = [];
-    queue.attach(async (_queue, payload) => {
-      ran.push(payload.id as string);
-    });
-    await queue.enqueue('erasure', { id: 'a' }, { id: 'a' });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(ran).toEqual([]);
-    quiet.resolve();
-    await queue.drain();
-    expect(ran).toEqual(['a']);
-  });
-});
-
-describe('ForegroundActivity', () => {
-  let server: Server;
-  let url: string;
-  const foreground = new ForegroundActivity();
-  const release = deferred<void>();
-
-  beforeAll(async () => {
-    server = createServer(
-      foreground.tracking((_req, res) => {
-        void release.promise.then(() => res.end('ok'));
-      }),
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
-
-  it('is quiet at once when idle, waits for requests in flight, and never longer than its limit', async () => {
-    await expect(foreground.quiet(10_000)).resolves.toBeUndefined();
-    const request = fetch(url);
-    await new Promise((resolve) => setTimeout(resolve, 30)); // the request is in flight
-    let quiet = false;
-    const waiting = foreground.quiet(10_000).then(() => (quiet = true));
-    const started = Date.now();
-    await foreground.quiet(50); // bounded wait
-    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
-    expect(quiet).toBe(false);
-    release.resolve();
-    await (await request).text();
-    await waiting;
-    expect(quiet).toBe(true);
-    expect(BACKGROUND_MAX_WAIT_MS).toBeGreaterThan(0);
   });
 });

@@ -9,7 +9,6 @@ import { HOUR } from '../../functions/src/clock';
 import { ApiError } from '../../functions/src/http/errors';
 import type { Reply, RequestContext } from '../../functions/src/http/route';
 import { canonicalJson, IDEMPOTENCY, withIdempotency } from '../../functions/src/purchases/idempotency';
-import { RoundTripCounter } from '../../functions/src/store/roundTrips';
 import { expectError, lockHeaders } from '../support/harness';
 import { AppleChain } from '../rails/support/appleChain';
 import { transactionPayload } from '../rails/support/applePayloads';
@@ -107,7 +106,7 @@ it('lets exactly one of two racing claims run, even when both read the key as un
   const key = `idem_${randomUUID()}`;
   const body = { rail: 'apple', signedTransactionInfo: 'a.b.c' };
   const ctx = () =>
-    ({ header: (name: string) => (name === 'idempotency-key' ? key : undefined), scope: world.scope('test'), body, deps: world.service.deps, roundTrips: new RoundTripCounter() }) as unknown as RequestContext;
+    ({ header: (name: string) => (name === 'idempotency-key' ? key : undefined), scope: world.scope('test'), body, deps: world.service.deps }) as unknown as RequestContext;
   let runs = 0;
   let finish: (reply: Reply) => void = () => undefined;
   const run = () => {

@@ -3,7 +3,7 @@
  * (the benchmark's corpus: minified-chunk maps of about 200 KB with sources content), and such
  * a batch is stored and resolvable in one request.
  */
-import { realisticSourceMap, sourcemapBatchBody } from '../../functions/src/bench/scenarios/sourcemapCorpus';
+import { realisticSourceMap, sourcemapBatchBody } from '../../fixtures/sourcemapCorpus';
 import { checkUploadFile } from '../../functions/src/sourcemaps/fileCheck';
 import { fileUrlHash } from '../../functions/src/sourcemaps/hashing';
 import { MAX_FILES_PER_BATCH, MAX_UPLOAD_BODY_BYTES } from '../../functions/src/sourcemaps/limits';

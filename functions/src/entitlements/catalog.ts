@@ -53,7 +53,6 @@ export async function entitlementKeysForProduct(scope: EnvScope, rail: CatalogRa
   const ref = catalogProductRef(scope, rail, productId);
   let snapshot: DocumentSnapshot;
   if (tx) {
-    scope.roundTrips.add();
     snapshot = await tx.get(ref);
   } else {
     snapshot = await scope.get(ref);
@@ -94,7 +93,6 @@ export async function setProduct(scope: EnvScope, rail: CatalogRail, productId: 
   const unique = [...new Set(keys)].sort();
   return scope.runTransaction(async (tx) => {
     const refs = unique.map((key) => catalogEntitlementRef(scope, key));
-    scope.roundTrips.add();
     const existing = refs.length ? await tx.getAll(...refs) : [];
     const product: CatalogProduct = { rail, productId, entitlementKeys: unique, updatedAt: now };
     tx.set(catalogProductRef(scope, rail, productId), product);

@@ -58,7 +58,6 @@ function beats(a: GrantRecord, b: GrantRecord): boolean {
 /** Every grant of one customer (revoked ones included), read inside the transaction. */
 export async function readCustomerGrants(tx: Transaction, scope: EnvScope, customerId: string): Promise<GrantRecord[]> {
   const snapshot = await tx.get(scope.collection(GRANTS).where('customerId', '==', customerId));
-  scope.roundTrips.add();
   return snapshot.docs.map((doc) => doc.data() as GrantRecord);
 }
 
@@ -79,7 +78,6 @@ export async function readCustomerGrantsGuarded(scope: EnvScope, customerId: str
 /** Every grant of several customers (a merge), read inside the transaction. */
 export async function readGrantsOfCustomers(tx: Transaction, scope: EnvScope, customerIds: readonly string[]): Promise<GrantRecord[]> {
   const snapshot = await tx.get(scope.collection(GRANTS).where('customerId', 'in', customerIds));
-  scope.roundTrips.add();
   return snapshot.docs.map((doc) => doc.data() as GrantRecord);
 }
 
@@ -90,8 +88,7 @@ export async function readGrantsOfCustomers(tx: Transaction, scope: EnvScope, cu
 export const projectionRef = (scope: EnvScope, customerId: string) => scope.doc(PROJECTIONS, customerId);
 export const grantRef = (scope: EnvScope, grantId: string) => scope.doc(GRANTS, grantId);
 
-/** `tx.getAll` of several documents, counted as one round trip. */
+/** `tx.getAll` of several documents (one round trip, counted by the transaction proxy in store/counted.ts). */
 export async function getAllInTx(tx: Transaction, scope: EnvScope, refs: DocumentReference[]): Promise<DocumentSnapshot[]> {
-  scope.roundTrips.add();
   return tx.getAll(...refs);
 }

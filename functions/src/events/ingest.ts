@@ -5,7 +5,6 @@ import type { Platform } from '../keys/record';
 import { BUCKETS } from '../ratelimit/buckets';
 import type { LimitDecision, RateLimiter } from '../ratelimit/limiter';
 import type { WireEnv } from '../store/env';
-import type { RoundTripCounter } from '../store/roundTrips';
 import type { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
 import type { EventsBody } from './ingestRoute';
@@ -37,7 +36,6 @@ export interface IngestPorts {
   passMemory: ErrorPassMemory;
   /** The default when the project sets none (settings). */
   telemetryRetentionDays: number;
-  roundTrips: RoundTripCounter;
 }
 
 /** Who sends the batch: the key's app and platform, and what the request carried beside the body. */
@@ -76,7 +74,7 @@ export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body
     throw new ApiError('invalid_param_value', 'Invalid value for `appId`: it must be the app of the API key (or be omitted).');
   }
 
-  const decision = await ports.limiter.take({ projectId: auth.projectId, env: auth.env, bucket: 'events' }, BUCKETS.events, batch.events.length, ports.roundTrips);
+  const decision = await ports.limiter.take({ projectId: auth.projectId, env: auth.env, bucket: 'events' }, BUCKETS.events, batch.events.length);
   const granted = Math.min(batch.events.length, decision.granted);
   const memory = ports.passMemory;
   const scopeKey = `${auth.projectId}/${auth.env}`;
@@ -115,23 +113,22 @@ export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body
   const passed = new Set(passes);
   const parts = packBatchEvents(landing.map((event) => batchedEvent(event, passed.has(event))));
   const batchDocIds = parts.map((part) => batchDocId(part.events.map((event) => eventDocId(event.eventId))));
-  const writes = parts.map((part, i) =>
-    batchWrite(scope, batchDocIds[i], { ...landingFields, codec: BATCH_CODEC, eventCount: part.events.length, events: part.payload }),
+  const landingBatch = scope.batch();
+  parts.forEach((part, i) =>
+    batchWrite(landingBatch, scope, batchDocIds[i], { ...landingFields, codec: BATCH_CODEC, eventCount: part.events.length, events: part.payload }),
   );
   for (const event of passes) {
     const fingerprint = event.fingerprint as string;
-    writes.push(
-      errorPassWrite(scope, {
+    errorPassWrite(landingBatch, scope, {
         fingerprint,
         minute,
         eventId: event.eventId,
         passedAt: receivedAt,
         expiresAt: timestampFromMillis(receivedAt + ERROR_PASS_MARKER_TTL_MS),
-      }),
-    );
+      });
   }
-  // One commit, shared with other requests of this partition landing at the same moment.
-  const landedAt = await scope.commitSets(writes);
+  // The request's one commit: its batch documents and error-pass markers together.
+  const landedAt = await scope.commit(landingBatch);
   for (const event of passes) memory.remember(scopeKey, event.fingerprint as string, minute);
 
   // After the commit: a task must never run ahead of the batch it stores. If enqueueing fails

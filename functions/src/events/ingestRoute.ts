@@ -110,7 +110,7 @@ export const ingestEventsRoute = route<EventsBody>({
   handler: async (ctx) => {
     const { deps, auth } = ctx;
     const result = await ingestBatch(
-      { scope: ctx.scope, clock: deps.clock, limiter: deps.limiter, tasks: deps.tasks, passMemory: passMemoryFor(deps), telemetryRetentionDays: deps.settings.telemetryRetentionDays, roundTrips: ctx.roundTrips },
+      { scope: ctx.scope, clock: deps.clock, limiter: deps.limiter, tasks: deps.tasks, passMemory: passMemoryFor(deps), telemetryRetentionDays: deps.settings.telemetryRetentionDays },
       { requestId: ctx.requestId, appId: auth.appId, platform: auth.platform, wireEnv: auth.wireEnv, sdkHeader: ctx.header('service-sdk-version')?.slice(0, 200) ?? null },
       ctx.body,
     );

@@ -1,5 +1,4 @@
 import { Timestamp, type DocumentReference, type DocumentSnapshot, type WriteBatch } from 'firebase-admin/firestore';
-import type { SetWrite } from '../store/coalesced';
 import type { EnvScope } from '../store/scope';
 import {
   ERROR_PASSES,
@@ -38,17 +37,13 @@ export async function readIngestContext(scope: EnvScope, markers: DocumentRefere
 }
 
 /** A landed batch's document; a retry of the same events replaces it while it is pending. */
-export const batchWrite = (scope: EnvScope, docId: string, landed: LandedBatch): SetWrite => ({
-  ref: batchRef(scope, docId),
-  data: landed,
-  bytes: landed.events.length + 1024,
-});
+export const batchWrite = (batch: WriteBatch, scope: EnvScope, docId: string, landed: LandedBatch): void => {
+  batch.set(batchRef(scope, docId), landed);
+};
 
-export const errorPassWrite = (scope: EnvScope, marker: ErrorPassMarker): SetWrite => ({
-  ref: errorPassRef(scope, marker.fingerprint, marker.minute),
-  data: marker,
-  bytes: 256,
-});
+export const errorPassWrite = (batch: WriteBatch, scope: EnvScope, marker: ErrorPassMarker): void => {
+  batch.set(errorPassRef(scope, marker.fingerprint, marker.minute), marker);
+};
 
 /**
  * Stores one event of a landed batch. An attributed event is written whole; one this resolution

@@ -3,7 +3,6 @@ import type { Deps } from '../app/deps';
 import { parseKey, type ParsedKey } from '../keys/format';
 import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import type { RoundTripCounter } from '../store/roundTrips';
 import { ApiError } from './errors';
 import { platformLockError } from './platformLock';
 import type { AuthContext, CompiledRoute } from './route';
@@ -35,7 +34,7 @@ export interface Authorised {
   scope: EnvScope;
 }
 
-export async function authorise(req: Request, route: CompiledRoute, deps: Deps, roundTrips: RoundTripCounter): Promise<Authorised> {
+export async function authorise(req: Request, route: CompiledRoute, deps: Deps): Promise<Authorised> {
   const key = extractKey(req);
   if (route.key === 'secret' && key.kind !== 'secret') {
     throw new ApiError('invalid_api_key', 'This endpoint needs a secret key (cd_sk_…); publishable keys are not accepted.');
@@ -43,7 +42,7 @@ export async function authorise(req: Request, route: CompiledRoute, deps: Deps, 
   if (route.key === 'publishable' && key.kind !== 'publishable') {
     throw new ApiError('invalid_api_key', 'This endpoint needs a publishable key (cd_pub_…); secret keys are not accepted.');
   }
-  let { record, gate } = await deps.keys.authenticate(key, roundTrips);
+  let { record, gate } = await deps.keys.authenticate(key);
   const lockInput = {
     origin: req.get('origin'),
     bundleId: req.get('x-service-bundle-id'),
@@ -53,7 +52,7 @@ export async function authorise(req: Request, route: CompiledRoute, deps: Deps, 
   let lockError = platformLockError(record, lockInput);
   if (lockError && gate) {
     // The cached record may predate a change of the allowlist: decide on a fresh read.
-    record = await deps.keys.refresh(key, roundTrips);
+    record = await deps.keys.refresh(key);
     gate = null;
     lockError = platformLockError(record, lockInput);
   }
@@ -70,5 +69,5 @@ export async function authorise(req: Request, route: CompiledRoute, deps: Deps, 
     record,
     key,
   };
-  return { auth, scope: deps.keys.openScope(record, gate, roundTrips) };
+  return { auth, scope: deps.keys.openScope(record, gate) };
 }

@@ -1,7 +1,7 @@
 import express, { type Express, type Request, type Response } from 'express';
 import type { Deps } from '../app/deps';
 import { isWireEnv } from '../store/env';
-import { RoundTripCounter } from '../store/roundTrips';
+import { RoundTripCounter, withRoundTripCounter } from '../store/roundTrips';
 import { authorise } from './auth';
 import { parseJsonBody, readRawBody } from './body';
 import { answerPreflight, setResponseCors } from './cors';
@@ -29,7 +29,9 @@ export function createApiApp(routes: readonly CompiledRoute[], given: Deps): Exp
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use((req, res) => {
-    void handle(table, deps, req, res);
+    // Store round trips are counted at the store edge into this request's counter (its async context).
+    const roundTrips = new RoundTripCounter();
+    void withRoundTripCounter(roundTrips, () => handle(table, deps, req, res, roundTrips));
   });
   return app;
 }
@@ -50,9 +52,8 @@ function handlerDeps(deps: Deps): Deps {
   return view;
 }
 
-async function handle(table: RouteTable, deps: Deps, req: Request, res: Response): Promise<void> {
+async function handle(table: RouteTable, deps: Deps, req: Request, res: Response, roundTrips: RoundTripCounter): Promise<void> {
   const requestId = newRequestId();
-  const roundTrips = new RoundTripCounter();
   res.set('X-Request-Id', requestId);
   const path = canonicalPath(req.path);
   let scope: EnvScope | null = null;
@@ -68,8 +69,8 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
 
     let auth: AuthContext | null = null;
     if (route.key !== 'none') {
-      ({ auth, scope } = await authorise(req, route, deps, roundTrips));
-      if (route.rateLimit) await enforceRateLimit(deps, auth, route.rateLimit, roundTrips);
+      ({ auth, scope } = await authorise(req, route, deps));
+      if (route.rateLimit) await enforceRateLimit(deps, auth, route.rateLimit);
       checkEnvelopeEnvironment(parsedBody, auth);
     }
     route.beforeValidation?.({ body: parsedBody, header: (name) => req.get(name), deps });
@@ -95,7 +96,6 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
         if (!scope) throw new Error(`route ${route.path} takes no key; ctx.scope is unavailable`);
         return scope;
       },
-      roundTrips,
     };
     const reply = await route.handler(ctx);
     // Nothing leaves before the key is confirmed fresh (a cached key rides on the first read).

@@ -1,7 +1,6 @@
 import type { Deps } from '../app/deps';
 import { BUCKETS, type BucketName } from '../ratelimit/buckets';
 import type { LimitDecision } from '../ratelimit/limiter';
-import type { RoundTripCounter } from '../store/roundTrips';
 import { ApiError } from './errors';
 import type { AuthContext } from './route';
 
@@ -15,8 +14,8 @@ export function rateLimitedError(decision: LimitDecision, what = 'this endpoint'
 }
 
 /** Charges `cost` tokens of a bucket for the key's project and environment; all or nothing. */
-export async function enforceRateLimit(deps: Deps, auth: AuthContext, bucket: BucketName, roundTrips: RoundTripCounter, cost = 1): Promise<LimitDecision> {
-  const decision = await deps.limiter.take({ projectId: auth.projectId, env: auth.env, bucket }, BUCKETS[bucket], cost, roundTrips);
+export async function enforceRateLimit(deps: Deps, auth: AuthContext, bucket: BucketName, cost = 1): Promise<LimitDecision> {
+  const decision = await deps.limiter.take({ projectId: auth.projectId, env: auth.env, bucket }, BUCKETS[bucket], cost);
   if (decision.granted < cost) throw rateLimitedError(decision, bucket);
   return decision;
 }

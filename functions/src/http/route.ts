@@ -5,7 +5,6 @@ import type { KeyRecord, Platform } from '../keys/record';
 import type { BucketName } from '../ratelimit/buckets';
 import type { Env, WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import type { RoundTripCounter } from '../store/roundTrips';
 import { compileSchema, type Validator } from './validation';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
@@ -42,7 +41,6 @@ export interface RequestContext<Body = unknown, Query = Record<string, string>> 
   auth: AuthContext;
   /** The key's project and environment partition; only on routes that require a key. */
   scope: EnvScope;
-  roundTrips: RoundTripCounter;
 }
 
 /** What a `beforeValidation` check may look at. */

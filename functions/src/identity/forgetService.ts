@@ -93,7 +93,6 @@ export async function markForErasure(
   // In turn with the customer's other writers on this instance (store/writeQueue.ts).
   return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
     let id = customerId;
-    scope.roundTrips.add();
     let snapshot = await tx.get(customerRef(scope, id));
     for (let hops = 0; snapshot.exists && (snapshot.data() as CustomerRecord).status === 'merged' && hops < 3; hops += 1) {
       id = (snapshot.data() as CustomerRecord).mergedInto!;

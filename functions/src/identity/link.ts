@@ -99,14 +99,12 @@ const linkTransactionally = (scope: EnvScope, hints: Hint[], request: LinkReques
 async function linkInTransaction(tx: Transaction, scope: EnvScope, hints: Hint[], request: LinkRequest): Promise<LinkResult> {
   const { now } = request;
   const refs = hints.map((hint) => identityRef(scope, hint.kind, hint.id));
-  scope.roundTrips.add();
   const snapshots = await tx.getAll(...refs);
   const entries = snapshots.map((s) => (s.exists ? (s.data() as IdentityIndexEntry) : null));
 
   const pointedAt = [...new Set(entries.flatMap((e) => (e ? [e.customerId] : [])))];
   const customers = new Map<string, CustomerRecord>();
   if (pointedAt.length > 0) {
-    scope.roundTrips.add();
     const customerSnaps = await tx.getAll(...pointedAt.map((id) => customerRef(scope, id)));
     for (const snap of customerSnaps) {
       const record = snap.exists ? (snap.data() as CustomerRecord) : null;
@@ -142,7 +140,6 @@ async function linkInTransaction(tx: Transaction, scope: EnvScope, hints: Hint[]
     canonical = liveDeveloper >= 0 ? anchored[liveDeveloper]!.customerId : anchoredCustomerIds[0];
     if (anchoredCustomerIds.length > 1) {
       conflict = conflictId(scope, anchoredCustomerIds);
-      scope.roundTrips.add();
       const existing = await tx.get(conflictRef(scope, conflict));
       mergePending = queueConflict(tx, scope, existing, conflict, canonical, anchoredCustomerIds, hints, anchored, now);
     }

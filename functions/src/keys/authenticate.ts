@@ -2,7 +2,7 @@ import type { DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
 import type { Clock } from '../clock';
 import { ApiError } from '../http/errors';
 import { EnvScope, type KeyGate } from '../store/scope';
-import type { RoundTripCounter } from '../store/roundTrips';
+import { countedGet } from '../store/counted';
 import { digestsEqual, sha256Hex, type ParsedKey } from './format';
 import { learnFirstOrigin } from './originLearning';
 import { keyIndexRef } from './paths';
@@ -40,7 +40,7 @@ export class KeyAuthenticator {
     private readonly clock: Clock,
   ) {}
 
-  async authenticate(key: ParsedKey, roundTrips: RoundTripCounter): Promise<Authenticated> {
+  async authenticate(key: ParsedKey): Promise<Authenticated> {
     const ref = keyIndexRef(this.db, key);
     const now = this.clock.now();
     const cached = this.cache.get(ref.path);
@@ -49,24 +49,22 @@ export class KeyAuthenticator {
       const record = cached.record;
       return { record, gate: { ref, accept: (snapshot) => this.accept(ref.path, key, snapshot) } };
     }
-    roundTrips.add();
-    const snapshot = await ref.get();
+    const snapshot = await countedGet(ref);
     return { record: this.accept(ref.path, key, snapshot), gate: null };
   }
 
   /** Re-reads a key document fresh (after a lock failure on cached data, for example). */
-  async refresh(key: ParsedKey, roundTrips: RoundTripCounter): Promise<KeyRecord> {
+  async refresh(key: ParsedKey): Promise<KeyRecord> {
     const ref = keyIndexRef(this.db, key);
-    roundTrips.add();
-    return this.accept(ref.path, key, await ref.get());
+    return this.accept(ref.path, key, await countedGet(ref));
   }
 
   /**
    * The partition of a key just authenticated: key lookup is where a request's scope is
    * established, so the unscoped handle stays here (http/auth.ts never holds it).
    */
-  openScope(record: KeyRecord, gate: KeyGate | null, roundTrips: RoundTripCounter): EnvScope {
-    return new EnvScope(this.db, record.projectId, record.env, gate, roundTrips);
+  openScope(record: KeyRecord, gate: KeyGate | null): EnvScope {
+    return new EnvScope(this.db, record.projectId, record.env, gate);
   }
 
   /**

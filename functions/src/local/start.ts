@@ -44,13 +44,12 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const { readDemoSpec, seedDemo } = await import('./seed');
   const { railStandIns } = await import('../rails/edges');
 
-  const { ForegroundActivity, localTaskQueue } = await import('./foreground');
+  const { InProcessTaskQueue } = await import('../tasks/inProcessQueue');
 
-  const foreground = new ForegroundActivity();
-  const tasks = localTaskQueue(foreground);
+  const tasks = new InProcessTaskQueue();
   const deps = createDeps({ tasks });
   const demo = await seedDemo(deps.db, readDemoSpec(DEMO_SPEC), deps.clock.now());
-  const server = createServer(foreground.tracking(createApiApp(ALL_ROUTES, deps)));
+  const server = createServer(createApiApp(ALL_ROUTES, deps));
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${port}`;
   writeFileSync(RUNNING_FILE, JSON.stringify({ baseUrl, firestoreEmulatorHost: emulator.host, gcloudProject: process.env.GCLOUD_PROJECT, pid: process.pid }, null, 2));

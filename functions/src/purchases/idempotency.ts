@@ -3,6 +3,7 @@ import { Timestamp, type DocumentReference, type DocumentSnapshot } from 'fireba
 import { HOUR, SECOND } from '../clock';
 import { ApiError, invalidParam } from '../http/errors';
 import type { Reply, RequestContext } from '../http/route';
+import { countedGet, countedWrite } from '../store/counted';
 
 /**
  * `Idempotency-Key` on purchase sync. One document per key under the key's partition,
@@ -58,8 +59,7 @@ export async function withIdempotency(ctx: RequestContext, route: string, run: (
   }
   const status = reply.status ?? 200;
   if (status >= 200 && status < 300) {
-    ctx.roundTrips.add();
-    await ref.update({ state: 'completed', status, body: reply.body }, { lastUpdateTime: claim.writeTime }).catch(ignorePrecondition);
+    await countedWrite(() => ref.update({ state: 'completed', status, body: reply.body }, { lastUpdateTime: claim.writeTime })).catch(ignorePrecondition);
   } else {
     await release(ctx, ref, claim.writeTime);
   }
@@ -91,15 +91,13 @@ async function claimOrAnswer(ctx: RequestContext, ref: DocumentReference, snapsh
       expiresAt: Timestamp.fromMillis(now + IDEMPOTENCY_TTL_MS),
     };
     try {
-      ctx.roundTrips.add();
-      const result = snapshot.exists ? await ref.update({ ...fresh }, { lastUpdateTime: snapshot.updateTime! }) : await ref.create(fresh);
+      const result = await countedWrite(() => (snapshot.exists ? ref.update({ ...fresh }, { lastUpdateTime: snapshot.updateTime! }) : ref.create(fresh)));
       return { writeTime: result.writeTime };
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       if (code !== ALREADY_EXISTS && code !== FAILED_PRECONDITION) throw err;
       // Another request claimed the key between our read and our write: decide on its claim.
-      ctx.roundTrips.add();
-      snapshot = await ref.get();
+      snapshot = await countedGet(ref);
     }
   }
   throw inProgress(IDEMPOTENCY_LEASE_MS);
@@ -117,8 +115,7 @@ function inProgress(retryAfterMs: number): ApiError {
 }
 
 async function release(ctx: RequestContext, ref: DocumentReference, writeTime: Timestamp): Promise<void> {
-  ctx.roundTrips.add();
-  await ref.delete({ lastUpdateTime: writeTime }).catch(ignorePrecondition);
+  await countedWrite(() => ref.delete({ lastUpdateTime: writeTime })).catch(ignorePrecondition);
 }
 
 /** A lost precondition means another request took the claim over; it owns the record now. */

@@ -52,7 +52,6 @@ export async function readRailsConfig(scope: EnvScope, tx?: Transaction): Promis
   const ref = railsConfigRef(scope);
   let snapshot;
   if (tx) {
-    scope.roundTrips.add();
     snapshot = await tx.get(ref);
   } else {
     snapshot = await scope.get(ref);

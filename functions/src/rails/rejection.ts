@@ -107,7 +107,7 @@ export async function answerUnusable(
 ): Promise<Reply> {
   const eventId = rejectionEventId(rail, unusable.eventId, verifiedBytes);
   const outcome = await auditVerifiedRejection({
-    scope: verifiedScope(target, env, ctx.roundTrips),
+    scope: verifiedScope(target, env),
     rail,
     eventId,
     eventType: railEventType(rail, 'notification'),

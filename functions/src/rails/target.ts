@@ -3,7 +3,7 @@ import { projectRef } from '../keys/paths';
 import type { ProjectRecord } from '../projects/model';
 import type { Env } from '../store/env';
 import { db } from '../store/firestore';
-import { RoundTripCounter } from '../store/roundTrips';
+import { countedGetAll } from '../store/counted';
 import { EnvScope } from '../store/scope';
 import { railsConfigRef, type RailsConfig } from './config';
 
@@ -23,13 +23,12 @@ const PROJECT_ID = /^[A-Za-z0-9_-]{1,128}$/;
  * Rail target resolution establishes a scope from a notification (no API key names one), so it
  * is one of the few modules that hold the unscoped handle (test/foundation/partition.test.ts).
  */
-export async function loadWebhookTarget(projectId: string, roundTrips: RoundTripCounter): Promise<WebhookTarget> {
+export async function loadWebhookTarget(projectId: string): Promise<WebhookTarget> {
   if (!PROJECT_ID.test(projectId)) throw invalidParam('Unknown project.');
   const root = db();
   // Scopes used for nothing but locating the two configuration documents.
   const configRef = (env: Env) => railsConfigRef(new EnvScope(root, projectId, env));
-  roundTrips.add();
-  const [project, test, live] = await root.getAll(projectRef(root, projectId), configRef('test'), configRef('live'));
+  const [project, test, live] = await countedGetAll(root, [projectRef(root, projectId), configRef('test'), configRef('live')]);
   if (!project.exists || (project.data() as ProjectRecord).archived) throw invalidParam('Unknown project.');
   return {
     projectId,
@@ -41,6 +40,6 @@ export async function loadWebhookTarget(projectId: string, roundTrips: RoundTrip
 }
 
 /** The partition of a verified notification: the only scope its decision is written through. */
-export function verifiedScope(target: WebhookTarget, env: Env, roundTrips: RoundTripCounter): EnvScope {
-  return new EnvScope(db(), target.projectId, env, null, roundTrips);
+export function verifiedScope(target: WebhookTarget, env: Env): EnvScope {
+  return new EnvScope(db(), target.projectId, env, null);
 }

@@ -1,6 +1,6 @@
 import type { Firestore } from 'firebase-admin/firestore';
 import type { Env } from '../store/env';
-import type { RoundTripCounter } from '../store/roundTrips';
+import { countedTransaction } from '../store/counted';
 import { fullBucket, takeUpTo, type BucketSpec, type BucketState } from './tokenBucket';
 
 export interface BucketId {
@@ -12,7 +12,7 @@ export interface BucketId {
 /** Where the shared bucket lives. Swappable so tests can inject a storage failure. */
 export interface BucketStore {
   /** Takes up to `want` tokens from the shared bucket and returns how many it got. */
-  lease(id: BucketId, spec: BucketSpec, want: number, now: number, roundTrips?: RoundTripCounter): Promise<number>;
+  lease(id: BucketId, spec: BucketSpec, want: number, now: number): Promise<number>;
 }
 
 /**
@@ -23,10 +23,9 @@ export interface BucketStore {
 export class FirestoreBucketStore implements BucketStore {
   constructor(private readonly db: Firestore) {}
 
-  async lease(id: BucketId, spec: BucketSpec, want: number, now: number, roundTrips?: RoundTripCounter): Promise<number> {
+  async lease(id: BucketId, spec: BucketSpec, want: number, now: number): Promise<number> {
     const ref = this.db.doc(`projects/${id.projectId}/envs/${id.env}/rateBuckets/${id.bucket}`);
-    roundTrips?.add(3);
-    return this.db.runTransaction(async (tx) => {
+    return countedTransaction(this.db, async (tx) => {
       const snapshot = await tx.get(ref);
       const state = snapshot.exists ? (snapshot.data() as BucketState) : fullBucket(spec, now);
       const { taken, state: next } = takeUpTo(state, spec, now, want);

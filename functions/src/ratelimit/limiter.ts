@@ -1,5 +1,4 @@
 import type { Clock } from '../clock';
-import type { RoundTripCounter } from '../store/roundTrips';
 import type { BucketId, BucketStore } from './bucketStore';
 import type { BucketSpec } from './tokenBucket';
 
@@ -57,7 +56,7 @@ export class RateLimiter {
   ) {}
 
   /** Takes up to `cost` tokens; callers decide whether a partial grant is useful. */
-  async take(id: BucketId, spec: BucketSpec, cost: number, roundTrips?: RoundTripCounter): Promise<LimitDecision> {
+  async take(id: BucketId, spec: BucketSpec, cost: number): Promise<LimitDecision> {
     const now = this.clock.now();
     const key = `${id.projectId}/${id.env}/${id.bucket}`;
     const bucket = this.localBucket(key, now);
@@ -76,7 +75,7 @@ export class RateLimiter {
     bucket.waiting += cost;
     try {
       for (let round = 0; round < MAX_LEASE_ROUNDS && bucket.tokens < cost && this.clock.now() >= bucket.dryUntil; round += 1) {
-        await (this.leases.get(key) ?? this.startLease(key, id, spec, bucket, roundTrips));
+        await (this.leases.get(key) ?? this.startLease(key, id, spec, bucket));
         if (bucket.storeFailing) return decision(cost, true);
       }
     } finally {
@@ -88,13 +87,13 @@ export class RateLimiter {
   }
 
   /** Leases for the bucket and settles only once the lease is no longer in flight. */
-  private startLease(key: string, id: BucketId, spec: BucketSpec, bucket: LocalBucket, roundTrips?: RoundTripCounter): Promise<void> {
+  private startLease(key: string, id: BucketId, spec: BucketSpec, bucket: LocalBucket): Promise<void> {
     const lease = (async () => {
       const now = this.clock.now();
       const need = Math.max(1, Math.ceil(bucket.waiting - bucket.tokens));
       const want = Math.max(need, Math.min(spec.burst, need + Math.ceil(spec.burst * LEASE_CHUNK_FRACTION)));
       try {
-        const leased = await this.store.lease(id, spec, want, now, roundTrips);
+        const leased = await this.store.lease(id, spec, want, now);
         bucket.storeFailing = false;
         bucket.tokens += leased;
         bucket.leasedAt = now;

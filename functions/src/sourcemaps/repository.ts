@@ -81,7 +81,6 @@ export async function storeSourceMaps(scope: EnvScope, release: string, maps: re
   await writer.flush();
 
   const replaced = await scope.runTransaction(async (tx) => {
-    scope.roundTrips.add();
     const current = await tx.getAll(...flips.map((flip) => flip.ref));
     for (const flip of flips) tx.set(flip.ref, flip.manifest);
     return current.flatMap((snapshot, i) => (snapshot.exists ? [{ ref: flips[i].ref, previous: snapshot.data() as SourceMapManifest }] : []));

@@ -1,17 +1,18 @@
-import type {
-  CollectionReference,
-  DocumentReference,
-  DocumentSnapshot,
-  Firestore,
-  Query,
-  QuerySnapshot,
+import {
   Timestamp,
-  Transaction,
-  WriteBatch,
+  type CollectionReference,
+  type DocumentReference,
+  type DocumentSnapshot,
+  type Firestore,
+  type Query,
+  type QuerySnapshot,
+  type Transaction,
+  type WriteBatch,
 } from 'firebase-admin/firestore';
-import { coalescedGetAll, groupCommit, type SetWrite } from './coalesced';
+import { coalescedGetAll } from './coalesced';
 import type { Env } from './env';
-import { RoundTripCounter } from './roundTrips';
+import { countedTransaction } from './counted';
+import { countRoundTrips } from './roundTrips';
 
 /** Top-level collections that a scope may add entries to (see `EnvScope.ledgerRef`). */
 export type CrossPartitionLedger = 'pendingErasures';
@@ -45,7 +46,6 @@ export class EnvScope {
     readonly projectId: string,
     readonly env: Env,
     gate: KeyGate | null = null,
-    readonly roundTrips: RoundTripCounter = new RoundTripCounter(),
   ) {
     if (!/^[A-Za-z0-9_-]{1,128}$/.test(projectId)) throw new Error(`invalid project id for scope: ${projectId}`);
     this.gate = gate;
@@ -91,7 +91,7 @@ export class EnvScope {
       await this.ensureKeyVerified();
       return [];
     }
-    this.roundTrips.add();
+    countRoundTrips();
     const gate = this.gate;
     if (!gate) return coalescedGetAll(this.db, refs);
     const [keySnapshot, ...rest] = await coalescedGetAll(this.db, [gate.ref, ...refs]);
@@ -107,42 +107,36 @@ export class EnvScope {
 
   async query(query: Query): Promise<QuerySnapshot> {
     await this.ensureKeyVerified();
-    this.roundTrips.add();
+    countRoundTrips();
     return query.get();
   }
 
+  /**
+   * Runs a transaction (a begin/commit pair beyond its reads); `fn` gets a transaction whose
+   * reads count their round trips (store/counted.ts).
+   */
   async runTransaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     await this.ensureKeyVerified();
-    // A transaction costs at least a begin/commit pair beyond its reads.
-    this.roundTrips.add(2);
-    return this.db.runTransaction(fn);
+    return countedTransaction(this.db, fn);
   }
 
   batch(): WriteBatch {
     return this.db.batch();
   }
 
-  async commit(batch: WriteBatch): Promise<void> {
+  /** Commits the batch (one round trip); resolves to its commit time. */
+  async commit(batch: WriteBatch): Promise<Timestamp> {
     await this.ensureKeyVerified();
-    this.roundTrips.add();
-    await batch.commit();
-  }
-
-  /**
-   * Commits plain sets of this partition, sharing the commit with other requests' sets that
-   * arrive meanwhile (see groupCommit). Resolves to the commit time.
-   */
-  async commitSets(writes: SetWrite[]): Promise<Timestamp> {
-    await this.ensureKeyVerified();
-    this.roundTrips.add();
-    return groupCommit(this.db, this.rootPath, writes);
+    countRoundTrips();
+    const results = await batch.commit();
+    return results[0]?.writeTime ?? Timestamp.now();
   }
 
   /** Verifies the key gate now if no read has carried it yet. */
   async ensureKeyVerified(): Promise<void> {
     const gate = this.gate;
     if (!gate) return;
-    this.roundTrips.add();
+    countRoundTrips();
     const snapshot = await gate.ref.get();
     gate.accept(snapshot);
     this.gate = null;

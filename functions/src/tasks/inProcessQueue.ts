@@ -1,6 +1,7 @@
 import * as logger from 'firebase-functions/logger';
 import type { EnqueueOptions, EnqueueResult, QueueName, TaskQueue } from './queue';
 import { RETRY_POLICY } from './queue';
+import { outsideRequest } from '../store/roundTrips';
 
 export type TaskRunner = (queue: QueueName, payload: Record<string, unknown>) => Promise<void>;
 
@@ -14,8 +15,6 @@ export interface InProcessOptions {
    * on the one local store.
    */
   maxConcurrent?: number;
-  /** Awaited before each attempt (the local runner waits for a quiet moment: local/foreground.ts). */
-  beforeAttempt?: () => Promise<void>;
 }
 
 /** Default of `maxConcurrent`: room for background work without starving the request path. */
@@ -33,7 +32,6 @@ export class InProcessTaskQueue implements TaskQueue {
   private readonly backoffMs: (attempt: number) => number;
   private readonly maxAttempts: number;
   private readonly maxConcurrent: number;
-  private readonly beforeAttempt: () => Promise<void>;
   private readonly running = new Map<QueueName, number>();
   private readonly waiting = new Map<QueueName, (() => void)[]>();
 
@@ -42,7 +40,6 @@ export class InProcessTaskQueue implements TaskQueue {
       options.backoffMs ?? ((attempt) => Math.min(RETRY_POLICY.maxBackoffSeconds, RETRY_POLICY.minBackoffSeconds * 2 ** (attempt - 2)) * 1000);
     this.maxAttempts = options.maxAttempts ?? RETRY_POLICY.maxAttempts;
     this.maxConcurrent = options.maxConcurrent ?? LOCAL_TASK_CONCURRENCY;
-    this.beforeAttempt = options.beforeAttempt ?? (() => Promise.resolve());
   }
 
   /** Connects the handlers (done once the dependencies they need exist). */
@@ -54,7 +51,8 @@ export class InProcessTaskQueue implements TaskQueue {
     const key = `${queue}/${options.id}`;
     if (this.seen.has(key)) return 'duplicate';
     this.seen.add(key);
-    const task = this.run(queue, payload, options).finally(() => this.pending.delete(task));
+    // A task is its own unit of work (as a Cloud Task is): never part of the enqueuing request's.
+    const task = outsideRequest(() => this.run(queue, payload, options)).finally(() => this.pending.delete(task));
     this.pending.add(task);
     return 'enqueued';
   }
@@ -68,7 +66,6 @@ export class InProcessTaskQueue implements TaskQueue {
     else await Promise.resolve(); // never run inside the enqueuing request's own tick
     for (let attempt = 1; attempt <= this.maxAttempts; attempt += 1) {
       if (attempt > 1) await sleep(this.backoffMs(attempt));
-      await this.beforeAttempt();
       await this.takeSlot(queue);
       try {
         if (!this.runner) throw new Error('no task handlers attached');

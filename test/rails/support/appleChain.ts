@@ -1,2 +1,2 @@
-/** The App Store-shaped certificate chain lives beside the benchmark, which drives it too. */
-export * from '../../../functions/src/bench/rails/appleChain';
+/** The App Store-shaped certificate chain lives in fixtures/, which the benchmark drives too. */
+export * from '../../../fixtures/appleChain';

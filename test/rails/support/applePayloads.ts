@@ -1,2 +1,2 @@
-/** App Store payload builders shared with the benchmark. */
-export * from '../../../functions/src/bench/rails/applePayloads';
+/** App Store payload builders shared with the benchmark (fixtures/). */
+export * from '../../../fixtures/applePayloads';

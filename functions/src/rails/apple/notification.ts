@@ -25,7 +25,7 @@ import { AppleVerificationFailed, appleVerifiers, claimedNotificationEnvironment
 export async function handleAppleNotification(ctx: RequestContext): Promise<Reply> {
   const { deps } = ctx;
   const receivedAt = deps.clock.now();
-  const target = await loadWebhookTarget(ctx.params.projectId, ctx.roundTrips);
+  const target = await loadWebhookTarget(ctx.params.projectId);
   const signedPayload = (ctx.body as { signedPayload?: unknown } | null)?.signedPayload;
   if (typeof signedPayload !== 'string' || signedPayload === '') throw invalidParam('Missing required field `signedPayload`.');
   const claimed: AppleEnvironment = claimedNotificationEnvironment(signedPayload) ?? 'Production';
@@ -76,7 +76,7 @@ async function verifyNotification(deps: Deps, config: AppleRailConfig, environme
 async function decide(ctx: RequestContext, target: WebhookTarget, env: Env, verified: VerifiedNotification, receivedAt: number): Promise<Reply> {
   const { deps } = ctx;
   const { payload, transaction, renewal } = verified;
-  const scope = verifiedScope(target, env, ctx.roundTrips);
+  const scope = verifiedScope(target, env);
   const eventId = payload.notificationUUID!;
   const eventType = railEventType('apple', appleEventName(payload.notificationType, payload.subtype));
   const usable = transaction?.originalTransactionId && transaction.transactionId;

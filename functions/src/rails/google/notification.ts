@@ -27,7 +27,7 @@ const REVOKED = 12;
 export async function handleGoogleNotification(ctx: RequestContext): Promise<Reply> {
   const { deps } = ctx;
   const receivedAt = deps.clock.now();
-  const target = await loadWebhookTarget(ctx.params.projectId, ctx.roundTrips);
+  const target = await loadWebhookTarget(ctx.params.projectId);
   const candidates = (['live', 'test'] as const).flatMap((env) => (target.configs[env].google ? [target.configs[env].google!] : []));
   if (candidates.length === 0) throw invalidParam('The Google Play rail is not configured for this project.');
 
@@ -45,7 +45,7 @@ export async function handleGoogleNotification(ctx: RequestContext): Promise<Rep
     receivedAt,
   };
   const acknowledge = async (reason: string, type: string): Promise<Reply> => {
-    const scope = verifiedScope(target, 'live', ctx.roundTrips);
+    const scope = verifiedScope(target, 'live');
     const outcome = await decideRailEvent({
       ...base,
       scope,
@@ -119,7 +119,7 @@ async function reconcile(
     throw err;
   }
   const env: Env = play?.testPurchase ? 'test' : 'live';
-  const scope = verifiedScope(target, env, ctx.roundTrips);
+  const scope = verifiedScope(target, env);
   const eventType = railEventType('google', type);
   if (!play) {
     const outcome = await decideRailEvent({ ...base, scope, eventType, now: deps.clock.now(), subscriptionId, customerId: null, reconciledWithProvider: false, snapshot: () => null, noSnapshotReason: 'purchase_not_found' });

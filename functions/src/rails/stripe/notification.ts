@@ -54,14 +54,14 @@ const CHECKOUT_EVENTS = new Set(['checkout.session.completed', 'checkout.session
 export async function handleStripeNotification(ctx: RequestContext): Promise<Reply> {
   const { deps } = ctx;
   const receivedAt = deps.clock.now();
-  const target = await loadWebhookTarget(ctx.params.projectId, ctx.roundTrips);
+  const target = await loadWebhookTarget(ctx.params.projectId);
   const verified = await verifyStripeBody(ctx, target, receivedAt);
   const { env, config, payload } = verified;
   try {
     const problem = stripeEventProblem(payload);
     if (problem) throw new UnusableNotification(problem, fieldObject(payload)?.id);
     const event = payload as Stripe.Event;
-    const scope = verifiedScope(target, env, ctx.roundTrips);
+    const scope = verifiedScope(target, env);
     const outcome = await decideStripeEvent(deps, scope, config, event, receivedAt);
     railLogs.notificationDecided('stripe', target.projectId, env, event.id, outcome.decision, outcome.reason, outcome.duplicate);
     return recorded(event.id, env, outcome);

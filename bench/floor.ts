@@ -31,3 +31,23 @@ export function eventsStoreFloor(db: Firestore): () => Promise<boolean> {
     return true;
   };
 }
+
+/**
+ * The store floor of a read request, with no server: `rounds` sequential `getAll`s of that many
+ * small existing documents each (an entitlements read by user id is [2, 1]: identity document
+ * and key, then the projection; the server read is [3]: key, customer and projection).
+ */
+export async function readsStoreFloor(db: Firestore, rounds: number[]): Promise<() => Promise<boolean>> {
+  const root = `bench-store-floor/${randomUUID()}`;
+  const refs = rounds.map((size, round) => Array.from({ length: size }, (_, i) => db.doc(`${root}/round${round}/doc${i}`)));
+  const batch = db.batch();
+  for (const ref of refs.flat()) batch.set(ref, { status: 'active', entitlements: { pro: { active: true, expiresAt: Date.now() + 86_400_000 } } });
+  await batch.commit();
+  return async () => {
+    for (const round of refs) {
+      const snapshots = await db.getAll(...round);
+      if (!snapshots.every((snapshot) => snapshot.exists)) return false;
+    }
+    return true;
+  };
+}

@@ -1,4 +1,4 @@
-import { EmulatorResetError } from '../local/emulator';
+import { EmulatorResetError } from './emulator';
 
 /**
  * Clears the store between scenarios so that the bench always reaches its report. First the

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
-import { setProduct } from '../../entitlements/catalog';
-import { getApp } from '../../projects/repository';
-import { writeRailConfig } from '../../rails/config';
-import type { Env } from '../../store/env';
-import { EnvScope } from '../../store/scope';
-import { AppleChain } from '../rails/appleChain';
-import { signedNotification, transactionPayload } from '../rails/applePayloads';
+import { setProduct } from '#functions/entitlements/catalog';
+import { getApp } from '#functions/projects/repository';
+import { writeRailConfig } from '#functions/rails/config';
+import type { Env } from '#functions/store/env';
+import { EnvScope } from '#functions/store/scope';
+import { AppleChain } from '../../fixtures/appleChain';
+import { signedNotification, transactionPayload } from '../../fixtures/applePayloads';
 import { startRailFakes, type RailFakes } from '../rails/fakes';
 import type { BenchContext, Scenario } from '../scenario';
 
@@ -29,15 +29,17 @@ let fakes: Promise<RailFakes> | null = null;
 /** Points the rails' network edges at the local fakes and configures the project's rails. */
 async function wireRails(ctx: BenchContext): Promise<{ fakes: RailFakes; pushAudience: string }> {
   const started = await (fakes ??= startRailFakes());
-  ctx.deps.rails.apple.onlineChecks = false;
-  ctx.deps.rails.stripe.api = { host: '127.0.0.1', port: started.port, protocol: 'http' };
-  ctx.deps.rails.google.pushJwksUrl = started.jwksUrl;
-  ctx.deps.rails.google.playRootUrl = `${started.url}/`;
-  ctx.deps.rails.google.playAuth = async () => 'bench-api-key';
-  // The local secret store reads references from the environment.
-  process.env.TESSERA_SECRET_BENCH_STRIPE_SECRET_KEY = 'sk_test_bench';
-  process.env.TESSERA_SECRET_BENCH_STRIPE_WEBHOOK_SECRET = STRIPE_WEBHOOK_SECRET;
-  process.env.TESSERA_SECRET_BENCH_PLAY_SERVICE_ACCOUNT = JSON.stringify({ type: 'service_account', client_email: 'bench@example.iam.gserviceaccount.com' });
+  await ctx.server.wireRails({
+    fakesUrl: started.url,
+    fakesPort: started.port,
+    jwksUrl: started.jwksUrl,
+    // The server's local secret store reads references from its environment.
+    secrets: {
+      TESSERA_SECRET_BENCH_STRIPE_SECRET_KEY: 'sk_test_bench',
+      TESSERA_SECRET_BENCH_STRIPE_WEBHOOK_SECRET: STRIPE_WEBHOOK_SECRET,
+      TESSERA_SECRET_BENCH_PLAY_SERVICE_ACCOUNT: JSON.stringify({ type: 'service_account', client_email: 'bench@example.iam.gserviceaccount.com' }),
+    },
+  });
   const now = ctx.deps.clock.now();
   const pushAudience = `https://tessera.bench/v1/webhooks/google/${ctx.project.projectId}`;
   for (const env of ['test', 'live'] as Env[]) {

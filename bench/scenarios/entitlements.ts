@@ -1,6 +1,7 @@
-import { grantManually } from '../../entitlements/manualGrants';
-import { linkHints } from '../../identity/repository';
-import { EnvScope } from '../../store/scope';
+import { grantManually } from '#functions/entitlements/manualGrants';
+import { linkHints } from '#functions/identity/repository';
+import { EnvScope } from '#functions/store/scope';
+import { readsStoreFloor } from '../floor';
 import type { BenchContext, Scenario } from '../scenario';
 
 /**
@@ -68,5 +69,21 @@ export const entitlementScenarios: Scenario[] = [
       const { customerId, secret } = await customerWithEntitlements(ctx);
       return { method: 'GET', path: `/v1/server/customers/${customerId}/entitlements`, headers: { Authorization: `Bearer ${secret}` } };
     },
+  },
+  {
+    name: 'GET /v1/server/customers/{id}/entitlements, 10 clients each sending 10/s, staggered (limiter unmetered)',
+    paced: { clients: 10, perClientPerSecond: 10 },
+    unmetered: true,
+    floorPair: 'server read',
+    prepare: async (ctx) => {
+      const { customerId, secret } = await customerWithEntitlements(ctx);
+      return { method: 'GET', path: `/v1/server/customers/${customerId}/entitlements`, headers: { Authorization: `Bearer ${secret}` } };
+    },
+  },
+  {
+    name: 'store floor of the server read: 10 clients each 10/s, staggered, one getAll of 3 documents, no server',
+    paced: { clients: 10, perClientPerSecond: 10 },
+    floorPair: 'server read',
+    storeOperation: (ctx) => readsStoreFloor(ctx.deps.db, [3]),
   },
 ];

@@ -1,11 +1,11 @@
 /**
- * Guarantee of the bench's store reset between scenarios (issue 11, item 7): background work is
- * drained before the clear, a clear the emulator refuses with 409 (locks still held) is retried
- * a bounded number of times with the work drained again, and any other failure — or the last
- * refusal — is reported instead of hanging. (Pure logic: clearing the suite's shared emulator
- * would wipe the other test files' data.)
+ * Guarantee of clearing the emulator between bench scenarios (local/clearStore.ts; issue 11,
+ * item 7): background work is drained before the clear, a clear the emulator refuses with 409
+ * (locks still held) is retried a bounded number of times with the work drained again, and any
+ * other failure — or the last refusal — is reported instead of hanging. (Pure logic: clearing
+ * the suite's shared emulator would wipe the other test files' data.)
  */
-import { resetStore } from '../../functions/src/bench/reset';
+import { resetStore } from '../../functions/src/local/clearStore';
 import { EmulatorResetError } from '../../functions/src/local/emulator';
 
 describe('resetStore (unit)', () => {

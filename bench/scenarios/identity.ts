@@ -1,6 +1,7 @@
-import { linkHints } from '../../identity/repository';
-import { EnvScope } from '../../store/scope';
+import { linkHints } from '#functions/identity/repository';
+import { EnvScope } from '#functions/store/scope';
 import type { BenchContext, Scenario } from '../scenario';
+import { readsStoreFloor } from '../floor';
 
 /**
  * Identity: identify (a new user and device per request: one transaction that reads the two
@@ -46,6 +47,22 @@ export const identityScenarios: Scenario[] = [
       const { userId } = await knownUser(ctx);
       return { method: 'GET', path: `/v1/entitlements?userId=${encodeURIComponent(userId)}`, headers: { Authorization: `Bearer ${web(ctx).publishable}`, Origin: ORIGIN } };
     },
+  },
+  {
+    name: 'GET /v1/entitlements?userId=…, 10 clients each sending 10/s, staggered (limiter unmetered)',
+    paced: { clients: 10, perClientPerSecond: 10 },
+    unmetered: true,
+    floorPair: 'entitlements by user id',
+    prepare: async (ctx) => {
+      const { userId } = await knownUser(ctx);
+      return { method: 'GET', path: `/v1/entitlements?userId=${encodeURIComponent(userId)}`, headers: { Authorization: `Bearer ${web(ctx).publishable}`, Origin: ORIGIN } };
+    },
+  },
+  {
+    name: 'store floor of the entitlements read by user id: 10 clients each 10/s, staggered, a getAll of 2 documents then of 1, no server',
+    paced: { clients: 10, perClientPerSecond: 10 },
+    floorPair: 'entitlements by user id',
+    storeOperation: (ctx) => readsStoreFloor(ctx.deps.db, [2, 1]),
   },
   {
     name: 'POST /v1/resolve, recognised device (tier 1), 10 clients (entitlements bucket)',

@@ -1,5 +1,5 @@
 import type { BenchContext, Scenario } from '../scenario';
-import { sourcemapBatchBody } from './sourcemapCorpus';
+import { sourcemapBatchBody } from '../../fixtures/sourcemapCorpus';
 
 const secretKey = (ctx: BenchContext) => ctx.project.apps.find((a) => a.platform === 'web')!.keys.test.secret;
 const PATH = '/v1/releases/sourcemaps';

@@ -1,10 +1,15 @@
-import type { RootDeps } from '../app/deps';
-import type { DemoProject } from '../local/seed';
+import type { RootDeps } from '#functions/app/deps';
+import type { DemoProject } from '#functions/local/seed';
 import type { PacedOperation } from './paced';
+import type { BenchServer } from './serverProcess';
 
-/** What a benchmark scenario may use to prepare its request (a seeded project, the store). */
+/**
+ * What a benchmark scenario may use to prepare its request: a seeded project, the store (the
+ * bench's own dependencies, for seeding), and the server process under measurement.
+ */
 export interface BenchContext {
   deps: RootDeps;
+  server: BenchServer;
   project: DemoProject;
   baseUrl: string;
 }
@@ -31,7 +36,7 @@ export interface Scenario {
   /** The HTTP request the load repeats (prepared once, after seeding). */
   prepare?(ctx: BenchContext): Promise<BenchRequest>;
   /** Instead of a request: an operation on the store itself (a floor), with a `paced` load. */
-  storeOperation?(ctx: BenchContext): PacedOperation;
+  storeOperation?(ctx: BenchContext): PacedOperation | Promise<PacedOperation>;
   /** Concurrent connections (default 10). */
   connections?: number;
   /**
@@ -41,6 +46,11 @@ export interface Scenario {
   paced?: { clients: number; perClientPerSecond: number; aligned?: boolean };
   /** Printed under the table: what the figure covers. */
   note?: string;
+  /**
+   * Pairs a server scenario with the store-only floor doing the same store work under the same
+   * load (same name on both): the report shows the server's added latency over that floor.
+   */
+  floorPair?: string;
   /**
    * Serve this scenario from an instance whose rate limiter never throttles, to measure the
    * landing path itself beyond what the spec's buckets let through.

@@ -46,12 +46,14 @@ export const eventScenarios: Scenario[] = [
   {
     name: 'POST /v1/events, 100-event batch, 10 clients each sending 1 batch/s, all at the same instant (limiter unmetered)',
     paced: { clients: 10, perClientPerSecond: 1, aligned: true },
+    floorPair: 'events batch',
     unmetered: true,
     prepare: webBatch,
   },
   {
     name: 'store floor of the events request: 10 clients at the same instant, each a 2-document read then a 6 KB commit, no server',
     paced: { clients: 10, perClientPerSecond: 1, aligned: true },
+    floorPair: 'events batch',
     storeOperation: (ctx) => eventsStoreFloor(ctx.deps.db),
   },
   {

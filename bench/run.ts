@@ -1,0 +1,154 @@
+import { cpus, totalmem } from 'node:os';
+import { LOCAL_GCLOUD_PROJECT } from '#functions/local/paths';
+import { startEmulator } from '#functions/local/emulator';
+import { resetStore } from '#functions/local/clearStore';
+import { coldStartFigures } from './coldStart';
+import { drive, roundTripsOf, type LoadResult } from './load';
+import { drivePaced, drivePacedOperation } from './paced';
+import { startBenchServer, type BenchServer } from './serverProcess';
+
+/**
+ * `npm run bench`: starts the Firestore emulator and the server under measurement in its own
+ * process (bench/server.ts: every endpoint group, and the bare HTTP floor), then drives each
+ * scenario with autocannon or paced clients from this process, and prints requests/s, p50/p99
+ * latency, store round trips per request (warm instance), the server's CPU milliseconds per
+ * request (`process.cpuUsage` of the server process over the load), the added latency over a
+ * store-only floor doing the same store work in the same run, and per endpoint group the
+ * cold-start module load time and resident memory beside a floor.
+ * BENCH_SECONDS (default 5) sets each scenario's length; BENCH_ONLY=text runs the scenarios
+ * whose name contains the text (and skips the cold-start table unless the text is `cold`).
+ */
+async function main(): Promise<void> {
+  const report = (text: string) => process.stdout.write(`${text}\n`);
+  for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) console[level] = () => undefined;
+  const seconds = Number(process.env.BENCH_SECONDS || 5);
+  const only = process.env.BENCH_ONLY?.toLowerCase();
+  process.env.GCLOUD_PROJECT ??= LOCAL_GCLOUD_PROJECT;
+  process.env.METADATA_SERVER_DETECTION ??= 'none';
+  process.env.TESSERA_EXPOSE_ROUND_TRIPS = 'true';
+
+  const sections: string[] = [
+    `Tessera benchmark, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${seconds} s per scenario, local stack on the Firestore emulator`,
+  ];
+  // Cold start first, on a quiet machine (no emulator, no load).
+  if (!only || only === 'cold') {
+    const { GROUP_FUNCTIONS } = await import('#functions/app/groupNames');
+    const { floor, groups } = await coldStartFigures(Object.keys(GROUP_FUNCTIONS), 5);
+    const row = (name: string, ms: number, mb: number) => `| ${name} | ${ms.toFixed(0)} | ${(ms / floor.loadMs).toFixed(2)}× | ${mb.toFixed(0)} |`;
+    sections.push(
+      [
+        '',
+        'Cold start per endpoint group (fresh process: functions/lib/index.js plus what its first request loads; median of 5)',
+        '',
+        '| group | module load ms | vs floor (target ≤ 1.25×) | RSS after load MB |',
+        '|---|---|---|---|',
+        row(floor.name, floor.loadMs, floor.rssMb),
+        ...groups.map((g) => row(g.name, g.loadMs, g.rssMb)),
+      ].join('\n'),
+    );
+    process.stderr.write('measured: cold start\n');
+    if (only === 'cold') {
+      report(sections.join('\n'));
+      return;
+    }
+  }
+
+  const emulator = await startEmulator();
+  process.env.FIRESTORE_EMULATOR_HOST = emulator.host;
+  let server: BenchServer | null = null;
+  try {
+    server = await startBenchServer();
+    const { createDeps } = await import('#functions/app/deps');
+    const { InProcessTaskQueue } = await import('#functions/tasks/inProcessQueue');
+    const { randomDemoSpec, seedDemo } = await import('#functions/local/seed');
+    const { SCENARIOS } = await import('./scenarios');
+    // The bench's own dependencies: seeding and the store floors (never serving requests).
+    const deps = createDeps({ tasks: new InProcessTaskQueue() });
+    const bench = server;
+
+    const rows: string[] = [];
+    const latencies = new Map<string, { server?: LoadResult; floor?: LoadResult }>();
+    const line = (name: string, r: LoadResult, trips: string, cpuMs: string, backlogSeconds: number) =>
+      `| ${name} | ${Math.round(r.requestsPerSec)} | ${r.p50} | ${r.p99} | ${r.total - r.non2xx}/${r.total} | ${trips} | ${cpuMs} | ${backlogSeconds.toFixed(1)} |`;
+    /** Server CPU ms per request over a load. */
+    const measuredCpu = async <T extends LoadResult>(load: () => Promise<T>): Promise<{ result: T; perRequest: number }> => {
+      const before = await bench.cpuMs();
+      const result = await load();
+      const after = await bench.cpuMs();
+      return { result, perRequest: (after - before) / Math.max(1, result.total) };
+    };
+
+    const floorRun = await measuredCpu(() => drive(bench.floorUrl, { method: 'GET', path: '/' }, 10, seconds));
+    const floorCpu = floorRun.perRequest;
+    rows.push(line('floor: bare node:http, fixed JSON (in the server process)', floorRun.result, '0', floorCpu.toFixed(3), 0));
+    const cpuRatios: number[] = [];
+
+    for (const scenario of SCENARIOS.filter((s) => !only || s.name.toLowerCase().includes(only) || (s.floorPair ?? '').includes(only))) {
+      // Each scenario starts from an empty store (what earlier scenarios wrote would slow the
+      // emulator) and gets its own project, so rate limits and data never interact.
+      await resetStore({
+        clear: () => emulator.clear(process.env.GCLOUD_PROJECT!),
+        drain: () => bench.drain(),
+        onRetry: (retry, err) => process.stderr.write(`store reset before ${scenario.name}: retry ${retry} after ${err.message}\n`),
+      });
+      const project = await seedDemo(deps.db, randomDemoSpec(), deps.clock.now());
+      const url = scenario.unmetered ? bench.unmeteredUrl : bench.baseUrl;
+      const ctx = { deps, server: bench, project, baseUrl: url };
+      if (scenario.storeOperation) {
+        const operation = await scenario.storeOperation(ctx);
+        const result = await drivePacedOperation(operation, { clients: 10, perClientPerSecond: 1, ...scenario.paced, seconds });
+        rows.push(line(scenario.name, result, 'no server', '–', await bench.drain()));
+        if (scenario.floorPair) latencies.set(scenario.floorPair, { ...latencies.get(scenario.floorPair), floor: result });
+        process.stderr.write(`measured: ${scenario.name}\n`);
+        continue;
+      }
+      const request = await scenario.prepare!(ctx);
+      await roundTripsOf(url, request); // warm the instance (key cache, connections)
+      const probe = await roundTripsOf(url, request);
+      await bench.drain(); // the warm-up's own background work is not the scenario's
+      const { result, perRequest } = await measuredCpu(() =>
+        scenario.paced ? drivePaced(url, request, { ...scenario.paced, seconds }) : drive(url, request, scenario.connections ?? 10, seconds),
+      );
+      const backlog = await bench.drain();
+      cpuRatios.push(perRequest / floorCpu);
+      rows.push(line(scenario.name, result, probe.roundTrips === null ? '?' : `${probe.roundTrips} (status ${probe.status})`, perRequest.toFixed(2), backlog));
+      if (scenario.floorPair) latencies.set(scenario.floorPair, { ...latencies.get(scenario.floorPair), server: result });
+      process.stderr.write(`measured: ${scenario.name}\n`);
+    }
+
+    sections.push(
+      [
+        '',
+        '| scenario | req/s | p50 ms | p99 ms | 2xx/total | store round trips (warm) | server CPU ms/request | background work left after the load (s) |',
+        '|---|---|---|---|---|---|---|---|',
+        ...rows,
+      ].join('\n'),
+    );
+    const pairs = [...latencies.entries()].filter(([, pair]) => pair.server && pair.floor);
+    if (pairs.length > 0) {
+      sections.push(
+        [
+          '',
+          'Added latency over the store-only floor (same load, same run; target p50 ≤ 3 ms, p99 ≤ 10 ms at 10 concurrent clients)',
+          '',
+          '| request | server p50 / p99 ms | store floor p50 / p99 ms | added p50 / p99 ms |',
+          '|---|---|---|---|',
+          ...pairs.map(([name, { server: s, floor: f }]) => `| ${name} | ${s!.p50} / ${s!.p99} | ${f!.p50} / ${f!.p99} | ${s!.p50 - f!.p50} / ${s!.p99 - f!.p99} |`),
+        ].join('\n'),
+      );
+    }
+    if (cpuRatios.length > 0) sections.push('', `Server CPU per request vs the bare HTTP floor's (${floorCpu.toFixed(3)} ms; target ≤ 3×): ${Math.min(...cpuRatios).toFixed(1)}× to ${Math.max(...cpuRatios).toFixed(1)}×.`);
+    const notes = SCENARIOS.filter((s) => s.note && (!only || s.name.toLowerCase().includes(only))).map((s) => `- ${s.name}: ${s.note}`);
+    if (notes.length > 0) sections.push('', 'Notes:', ...notes);
+    report(sections.join('\n'));
+  } finally {
+    server?.stop();
+    await emulator.stop();
+  }
+  process.exit(0);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

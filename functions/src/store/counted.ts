@@ -1,0 +1,55 @@
+import type { DocumentReference, DocumentSnapshot, Firestore, Transaction } from 'firebase-admin/firestore';
+import { countRoundTrips } from './roundTrips';
+
+/**
+ * The store edge for what does not go through an EnvScope (key lookup, rail target resolution,
+ * the limiter's shared buckets) and for every transaction: each call counts its round trips into
+ * the current request (store/roundTrips.ts), so domain code never counts.
+ */
+
+/** Reads documents in one round trip. */
+export function countedGetAll(db: Firestore, refs: DocumentReference[]): Promise<DocumentSnapshot[]> {
+  countRoundTrips();
+  return db.getAll(...refs);
+}
+
+/** Reads one document in one round trip. */
+export function countedGet(ref: DocumentReference): Promise<DocumentSnapshot> {
+  countRoundTrips();
+  return ref.get();
+}
+
+/** A write through a document reference (`create`, `update`, `delete`): one round trip. */
+export function countedWrite<T>(write: () => Promise<T>): Promise<T> {
+  countRoundTrips();
+  return write();
+}
+
+/**
+ * `db.runTransaction(fn)`, counting a begin/commit pair, and handing `fn` a transaction whose
+ * `get` and `getAll` each count one round trip.
+ */
+export function countedTransaction<T>(db: Firestore, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  countRoundTrips(2);
+  return db.runTransaction((tx) => fn(countingReads(tx)));
+}
+
+function countingReads(tx: Transaction): Transaction {
+  return new Proxy(tx, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property);
+      if (typeof value !== 'function') return value;
+      if (property === 'get' || property === 'getAll') {
+        return (...args: unknown[]) => {
+          countRoundTrips();
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      // Writes (set, update, create, delete) chain: return the proxy, not the bare transaction.
+      return (...args: unknown[]) => {
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        return result === target ? receiver : result;
+      };
+    },
+  });
+}
