@@ -8,14 +8,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Values } from '../../functions/src/cli/command';
-import { OperatorError } from '../../functions/src/cli/operatorError';
-import { COMMANDS } from '../../functions/src/cli/registry';
 import { DAY } from '../../functions/src/clock';
 import type { AuditEntry } from '../../functions/src/audit/model';
 import type { CustomerRecord } from '../../functions/src/identity/model';
 import { customerRef, linkMigratedUser } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
+import { operatorCommands } from '../support/operatorCommands';
 import { createTestService, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { seedGrants } from './support/grants';
 import { AUDIENCE, ISSUER, startProvider, type TestProvider } from './support/tokens';
@@ -28,20 +26,7 @@ const pub = () => ({ Authorization: `Bearer ${project.ios.test.publishable}`, ..
 const identify = (body: object) => service.request().post('/v1/identify').set(pub()).send(body);
 const entitlements = (query: object) => service.request().get('/v1/entitlements').query(query).set(pub());
 
-async function tessera(name: string, values: Values): Promise<any> {
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new Error(`no command ${name}`);
-  return command.run(values, { db: service.deps.db, clock: service.clock, stdin: async () => '' });
-}
-async function tesseraFails(name: string, values: Values): Promise<OperatorError> {
-  try {
-    await tessera(name, values);
-  } catch (err) {
-    if (err instanceof OperatorError) return err;
-    throw err;
-  }
-  throw new Error(`expected ${name} to fail`);
-}
+const { tessera, tesseraFails } = operatorCommands(() => service);
 
 beforeAll(async () => {
   service = createTestService();

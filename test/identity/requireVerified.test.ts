@@ -8,13 +8,11 @@
  * linked devices, self-asserted users and secret keys are unaffected. The policy costs the
  * entitlement read and identify no extra store round trip on a warm instance.
  */
-import type { Values } from '../../functions/src/cli/command';
-import { OperatorError } from '../../functions/src/cli/operatorError';
-import { COMMANDS } from '../../functions/src/cli/registry';
 import { DAY } from '../../functions/src/clock';
 import type { CustomerRecord } from '../../functions/src/identity/model';
 import { customerRef, identityRef } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
+import { operatorCommands } from '../support/operatorCommands';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { seedGrants } from './support/grants';
 import { AUDIENCE, ISSUER, configureProvider, startProvider, type TestProvider } from './support/tokens';
@@ -22,20 +20,7 @@ import { AUDIENCE, ISSUER, configureProvider, startProvider, type TestProvider }
 let service: TestService;
 let provider: TestProvider;
 
-async function tessera(name: string, values: Values): Promise<any> {
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new Error(`no command ${name}`);
-  return command.run(values, { db: service.deps.db, clock: service.clock, stdin: async () => '' });
-}
-async function tesseraFails(name: string, values: Values): Promise<OperatorError> {
-  try {
-    await tessera(name, values);
-  } catch (err) {
-    if (err instanceof OperatorError) return err;
-    throw err;
-  }
-  throw new Error(`expected ${name} to fail`);
-}
+const { tessera, tesseraFails } = operatorCommands(() => service);
 
 /** A project with a provider, and a paying user who identified with a verified token. */
 async function world() {
