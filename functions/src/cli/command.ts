@@ -1,6 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Firestore } from 'firebase-admin/firestore';
 import type { Clock } from '../clock';
+import type { SecretWriter } from '../secrets/writer';
 import { OperatorError } from './operatorError';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -11,6 +12,11 @@ export interface CommandContext {
   clock: Clock;
   /** Standard input, for commands that read a payload (symbolicate). */
   stdin: () => Promise<string>;
+  /**
+   * Where commands that mint a secret store it (webhook signing secrets); when absent (the CLI),
+   * `createOperatorSecretWriter()` chooses. Tests pass a writer to a temporary file.
+   */
+  secrets?: SecretWriter;
 }
 
 /** One operator command: `tessera <name…> --option value`. Output is JSON on stdout. */

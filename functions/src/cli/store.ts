@@ -10,6 +10,8 @@ export function configureStore(): { target: string } {
   const local = (): void => {
     process.env.GCLOUD_PROJECT ??= LOCAL_GCLOUD_PROJECT;
     process.env.METADATA_SERVER_DETECTION ??= 'none';
+    // As under `npm start`: the local stack delivers to loopback receivers over http.
+    process.env.TESSERA_WEBHOOKS_ALLOW_LOOPBACK ??= 'on';
   };
   if (process.env.FIRESTORE_EMULATOR_HOST) {
     local();

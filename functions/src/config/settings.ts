@@ -20,6 +20,11 @@ export interface Settings {
   stripeApiUrl: URL | null;
   playApiUrl: URL | null;
   googlePushJwksUrl: URL | null;
+  /**
+   * Local development only (`TESSERA_WEBHOOKS_ALLOW_LOOPBACK`, on under `npm start`): webhook
+   * destinations that are loopback only may use `http`. Refused at start on deployed functions.
+   */
+  webhooksAllowLoopback: boolean;
 }
 
 /** What `logs.started` prints: every setting, URLs as text (none of them holds a secret). */
@@ -56,6 +61,14 @@ function httpUrl(name: string): URL | null {
   return url;
 }
 
+/** A boolean (default off) that a deployed function refuses to start with. */
+function localOnly(name: string): boolean {
+  const value = bool(name, false);
+  const deployed = Boolean(process.env.K_SERVICE) && process.env.FUNCTIONS_EMULATOR !== 'true';
+  if (value && deployed) throw new Error(`Setting ${name} is for local development only; remove it from the deployed configuration.`);
+  return value;
+}
+
 export function loadSettings(): Settings {
   return {
     region: process.env.TESSERA_REGION || 'local',
@@ -66,5 +79,6 @@ export function loadSettings(): Settings {
     stripeApiUrl: httpUrl('TESSERA_STRIPE_API_URL'),
     playApiUrl: httpUrl('TESSERA_PLAY_API_URL'),
     googlePushJwksUrl: httpUrl('TESSERA_GOOGLE_PUSH_JWKS_URL'),
+    webhooksAllowLoopback: localOnly('TESSERA_WEBHOOKS_ALLOW_LOOPBACK'),
   };
 }

@@ -14,6 +14,8 @@ async function main(): Promise<void> {
   process.env.GCLOUD_PROJECT ??= LOCAL_GCLOUD_PROJECT;
   // Locally there is no GCP metadata server to probe.
   process.env.METADATA_SERVER_DETECTION ??= 'none';
+  // Local receivers listen on loopback over http (webhooks/destination.ts); off unless set here or by hand.
+  process.env.TESSERA_WEBHOOKS_ALLOW_LOOPBACK ??= 'on';
   mkdirSync(STATE_DIR, { recursive: true });
   if (fresh) rmSync(EXPORT_DIR, { recursive: true, force: true });
 

@@ -1,0 +1,234 @@
+import type { Transaction } from 'firebase-admin/firestore';
+import { appendAudit, newServerEventId } from '../audit/append';
+import { DAY, HOUR } from '../clock';
+import { DomainError } from '../errors/domain';
+import { randomToken } from '../keys/format';
+import type { SecretWriter } from '../secrets/writer';
+import type { EnvScope } from '../store/scope';
+import { checkDestination, type Lookup } from './destination';
+import {
+  ENDPOINT_COUNT_DOC,
+  MAX_ENDPOINTS_PER_PARTITION,
+  TEST_EVENT_TYPE,
+  WEBHOOK_ENDPOINTS,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_META,
+  type WebhookEndpointRecord,
+  type WebhookEventType,
+} from './model';
+import { mintSigningSecret, signingSecretRef } from './signingSecret';
+
+/**
+ * Endpoint registry: create, list, disable, enable, rotate the signing secret. Each change is
+ * one transaction with its audit entry. A signing secret is written to the secret store before
+ * the transaction that references it (and removed again if that transaction fails), so no
+ * record ever names a secret that does not exist; its value is returned once, by the call
+ * that minted it.
+ */
+
+export const DEFAULT_SECRET_GRACE_MS = 24 * HOUR;
+export const MAX_SECRET_GRACE_MS = 7 * DAY;
+
+export interface EndpointDeps {
+  secrets: SecretWriter;
+  now: number;
+  /** Who asked (kept on the audit entry), e.g. `cli`. */
+  surface: string;
+}
+
+export interface CreateEndpointInput {
+  url: string;
+  eventTypes: string[];
+  allowLoopbackHttp: boolean;
+  lookup?: Lookup;
+}
+
+/** What listings show: no secret value and no reference, only which generation signs and until when the previous one does. */
+export interface EndpointView {
+  endpointId: string;
+  projectId: string;
+  env: WebhookEndpointRecord['env'];
+  url: string;
+  eventTypes: WebhookEventType[];
+  allEventTypes: boolean;
+  enabled: boolean;
+  disabled: WebhookEndpointRecord['disabled'];
+  createdAt: number;
+  updatedAt: number;
+  secretGeneration: number;
+  previousSecret: { generation: number; expiresAt: number } | null;
+}
+
+export const endpointRef = (scope: EnvScope, endpointId: string) => scope.doc(WEBHOOK_ENDPOINTS, endpointId);
+
+export function toEndpointView(record: WebhookEndpointRecord, now: number): EndpointView {
+  const previous = record.previousSecret && record.previousSecret.expiresAt > now ? record.previousSecret : null;
+  return {
+    endpointId: record.endpointId,
+    projectId: record.projectId,
+    env: record.env,
+    url: record.url,
+    eventTypes: record.eventTypes,
+    allEventTypes: record.eventTypes.length === 0,
+    enabled: record.disabled === null,
+    disabled: record.disabled,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    secretGeneration: record.secret.generation,
+    previousSecret: previous ? { generation: previous.generation, expiresAt: previous.expiresAt } : null,
+  };
+}
+
+export function parseEventTypes(types: string[]): WebhookEventType[] {
+  const unique = [...new Set(types)];
+  for (const type of unique) {
+    if (type === TEST_EVENT_TYPE) throw new DomainError('invalid_argument', `${TEST_EVENT_TYPE} is sent to an endpoint whenever asked for, whatever its event types; do not subscribe to it.`);
+    if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) {
+      throw new DomainError('invalid_argument', `Unknown event type '${type}'; one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+    }
+  }
+  return unique as WebhookEventType[];
+}
+
+/** Writes the secret, runs `fn`, and removes the secret again when `fn` fails. */
+async function withNewSecret<T>(secrets: SecretWriter, ref: string, value: string, fn: () => Promise<T>): Promise<T> {
+  await secrets.create(ref, value);
+  try {
+    return await fn();
+  } catch (err) {
+    await secrets.remove(ref).catch(() => undefined); // the original failure is what the operator needs
+    throw err;
+  }
+}
+
+type EndpointAction = 'created' | 'disabled' | 'enabled' | 'secret_rotated';
+
+function auditEndpointChange(tx: Transaction, scope: EnvScope, deps: EndpointDeps, action: EndpointAction, record: WebhookEndpointRecord, from: string | null, reason: string, details: Record<string, unknown> = {}): string {
+  const eventId = newServerEventId('webhook');
+  appendAudit(tx, scope, {
+    eventId,
+    rail: 'manual',
+    eventType: `webhook_endpoint.${action}`,
+    customerId: null,
+    subscriptionId: null,
+    decision: 'applied',
+    reason,
+    fromState: from,
+    toState: record.disabled ? 'disabled' : 'enabled',
+    signatureVerified: false,
+    reconciledWithProvider: false,
+    rawEventReceivedAt: deps.now,
+    processedAt: deps.now,
+    details: { endpointId: record.endpointId, url: record.url, eventTypes: record.eventTypes, secretGeneration: record.secret.generation, surface: deps.surface, ...details },
+  });
+  return eventId;
+}
+
+/**
+ * Registers an endpoint. The destination is checked first (it is checked again at every
+ * delivery). The limit counts the partition's endpoint documents inside the transaction; the
+ * same transaction reads and writes `webhookMeta/endpointCount`, so two concurrent creations
+ * conflict on that document and the later one retries and sees the earlier one's endpoint.
+ */
+export async function createEndpoint(scope: EnvScope, input: CreateEndpointInput, deps: EndpointDeps): Promise<{ endpoint: EndpointView; secret: string; auditEventId: string }> {
+  const eventTypes = parseEventTypes(input.eventTypes);
+  const { url } = await checkDestination(input.url, { allowLoopbackHttp: input.allowLoopbackHttp, lookup: input.lookup });
+  const endpointId = `whep_${randomToken(24)}`;
+  const secret = mintSigningSecret();
+  const ref = signingSecretRef(endpointId, 1);
+  return withNewSecret(deps.secrets, ref, secret, () =>
+    scope.runTransaction(async (tx) => {
+      const countRef = scope.doc(WEBHOOK_META, ENDPOINT_COUNT_DOC);
+      await tx.get(countRef); // read so that a concurrent creation's write to it conflicts with this one
+      const existing = await tx.get(scope.collection(WEBHOOK_ENDPOINTS).select());
+      if (existing.size >= MAX_ENDPOINTS_PER_PARTITION) {
+        throw new DomainError('conflict', `Project ${scope.projectId} already has ${existing.size} ${scope.env} webhook endpoints (at most ${MAX_ENDPOINTS_PER_PARTITION}).`);
+      }
+      const record: WebhookEndpointRecord = {
+        endpointId,
+        projectId: scope.projectId,
+        env: scope.env,
+        url: url.href,
+        eventTypes,
+        disabled: null,
+        createdAt: deps.now,
+        updatedAt: deps.now,
+        secret: { ref, generation: 1, createdAt: deps.now },
+        previousSecret: null,
+      };
+      tx.create(endpointRef(scope, endpointId), record);
+      tx.set(countRef, { count: existing.size + 1, updatedAt: deps.now });
+      const auditEventId = auditEndpointChange(tx, scope, deps, 'created', record, null, `Operator registered webhook endpoint ${endpointId}.`);
+      return { endpoint: toEndpointView(record, deps.now), secret, auditEventId };
+    }),
+  );
+}
+
+export async function listEndpoints(scope: EnvScope, now: number): Promise<EndpointView[]> {
+  const snapshot = await scope.query(scope.collection(WEBHOOK_ENDPOINTS));
+  return snapshot.docs
+    .map((doc) => doc.data() as WebhookEndpointRecord)
+    .sort((a, b) => a.createdAt - b.createdAt || a.endpointId.localeCompare(b.endpointId))
+    .map((record) => toEndpointView(record, now));
+}
+
+async function readEndpoint(tx: Transaction, scope: EnvScope, endpointId: string): Promise<WebhookEndpointRecord> {
+  const snapshot = await tx.get(endpointRef(scope, endpointId));
+  if (!snapshot.exists) throw new DomainError('not_found', `No webhook endpoint ${endpointId}.`);
+  return snapshot.data() as WebhookEndpointRecord;
+}
+
+/** Stops deliveries to the endpoint (kept, with its secrets, until enabled again). */
+export async function disableEndpoint(scope: EnvScope, endpointId: string, note: string | null, deps: EndpointDeps): Promise<{ endpoint: EndpointView; auditEventId: string }> {
+  return scope.runTransaction(async (tx) => {
+    const current = await readEndpoint(tx, scope, endpointId);
+    if (current.disabled) throw new DomainError('conflict', `Webhook endpoint ${endpointId} is already disabled.`);
+    const record: WebhookEndpointRecord = { ...current, disabled: { reason: 'operator', note, at: deps.now }, updatedAt: deps.now };
+    tx.update(endpointRef(scope, endpointId), { disabled: record.disabled, updatedAt: deps.now });
+    const auditEventId = auditEndpointChange(tx, scope, deps, 'disabled', record, 'enabled', `Operator disabled webhook endpoint ${endpointId}.`, { note });
+    return { endpoint: toEndpointView(record, deps.now), auditEventId };
+  });
+}
+
+export async function enableEndpoint(scope: EnvScope, endpointId: string, deps: EndpointDeps): Promise<{ endpoint: EndpointView; auditEventId: string }> {
+  return scope.runTransaction(async (tx) => {
+    const current = await readEndpoint(tx, scope, endpointId);
+    if (!current.disabled) throw new DomainError('conflict', `Webhook endpoint ${endpointId} is already enabled.`);
+    const record: WebhookEndpointRecord = { ...current, disabled: null, updatedAt: deps.now };
+    tx.update(endpointRef(scope, endpointId), { disabled: null, updatedAt: deps.now });
+    const auditEventId = auditEndpointChange(tx, scope, deps, 'enabled', record, 'disabled', `Operator enabled webhook endpoint ${endpointId}.`, { previousReason: current.disabled.reason });
+    return { endpoint: toEndpointView(record, deps.now), auditEventId };
+  });
+}
+
+/**
+ * Mints the next signing secret; the current one becomes the previous one and keeps signing for
+ * `graceMs` (0: it stops at once). A secret older than that is no longer referenced.
+ */
+export async function rotateEndpointSecret(scope: EnvScope, endpointId: string, graceMs: number, deps: EndpointDeps): Promise<{ endpoint: EndpointView; secret: string; previousSecretExpiresAt: number; auditEventId: string }> {
+  if (!Number.isFinite(graceMs) || graceMs < 0 || graceMs > MAX_SECRET_GRACE_MS) throw new DomainError('invalid_argument', 'Grace must be between 0 and 7 days.');
+  const before = await scope.get(endpointRef(scope, endpointId));
+  if (!before.exists) throw new DomainError('not_found', `No webhook endpoint ${endpointId}.`);
+  // The generation is fixed before the secret is written: a concurrent rotation then fails on
+  // the check below instead of overwriting this one's reference.
+  const generation = (before.data() as WebhookEndpointRecord).secret.generation + 1;
+  const secret = mintSigningSecret();
+  const ref = signingSecretRef(endpointId, generation);
+  return withNewSecret(deps.secrets, ref, secret, () =>
+    scope.runTransaction(async (tx) => {
+      const current = await readEndpoint(tx, scope, endpointId);
+      if (current.secret.generation + 1 !== generation) throw new DomainError('conflict', `The secret of webhook endpoint ${endpointId} was rotated meanwhile; try again.`);
+      const expiresAt = deps.now + graceMs;
+      const record: WebhookEndpointRecord = {
+        ...current,
+        secret: { ref, generation, createdAt: deps.now },
+        previousSecret: graceMs > 0 ? { ref: current.secret.ref, generation: current.secret.generation, expiresAt } : null,
+        updatedAt: deps.now,
+      };
+      tx.update(endpointRef(scope, endpointId), { secret: record.secret, previousSecret: record.previousSecret, updatedAt: deps.now });
+      const from = current.disabled ? 'disabled' : 'enabled';
+      const auditEventId = auditEndpointChange(tx, scope, deps, 'secret_rotated', record, from, `Operator rotated the signing secret of webhook endpoint ${endpointId}.`, { graceMs, previousSecretExpiresAt: expiresAt });
+      return { endpoint: toEndpointView(record, deps.now), secret, previousSecretExpiresAt: expiresAt, auditEventId };
+    }),
+  );
+}

@@ -1,0 +1,23 @@
+import type { Firestore } from 'firebase-admin/firestore';
+import { DomainError } from '../errors/domain';
+import { isEnv } from '../store/env';
+import { EnvScope } from '../store/scope';
+import { isEndpointId, WEBHOOK_ENDPOINTS } from './model';
+
+/**
+ * An endpoint id alone finds its partition (`webhooks disable|enable|rotate-secret --endpoint`):
+ * a collection-group query on the record's own `endpointId` field (single-field index with
+ * collection-group scope in firestore.indexes.json). The record names its project and
+ * environment, and the scope is checked against the path it was found at.
+ */
+export async function locateEndpoint(db: Firestore, endpointId: string): Promise<EnvScope> {
+  if (!isEndpointId(endpointId)) throw new DomainError('invalid_argument', `'${endpointId.slice(0, 80)}' is not a webhook endpoint id (whep_…).`);
+  const found = await db.collectionGroup(WEBHOOK_ENDPOINTS).where('endpointId', '==', endpointId).limit(2).get();
+  if (found.empty) throw new DomainError('not_found', `No webhook endpoint ${endpointId}.`);
+  const doc = found.docs[0];
+  const { projectId, env } = doc.data() as { projectId: unknown; env: unknown };
+  if (typeof projectId !== 'string' || !isEnv(env) || found.size > 1) throw new Error(`webhook endpoint ${endpointId} is not where its record says`);
+  const scope = new EnvScope(db, projectId, env);
+  if (doc.ref.path !== scope.doc(WEBHOOK_ENDPOINTS, endpointId).path) throw new Error(`webhook endpoint ${endpointId} is not where its record says`);
+  return scope;
+}

@@ -1,0 +1,47 @@
+import type { Env } from '../store/env';
+
+/**
+ * A developer's webhook endpoint at `projects/{p}/envs/{env}/webhookEndpoints/{whep_…}`. It
+ * holds references to its signing secrets, never their values (those live in the secret store).
+ */
+export interface WebhookEndpointRecord {
+  endpointId: string;
+  projectId: string;
+  env: Env;
+  url: string;
+  /** Subscribed types; empty means every type. */
+  eventTypes: WebhookEventType[];
+  /** null while enabled. */
+  disabled: { reason: 'operator'; note: string | null; at: number } | null;
+  createdAt: number;
+  updatedAt: number;
+  /** Signs every delivery. `generation` counts rotations (1 at creation). */
+  secret: { ref: string; generation: number; createdAt: number };
+  /** The secret before the last rotation: it still signs until `expiresAt`. */
+  previousSecret: { ref: string; generation: number; expiresAt: number } | null;
+}
+
+export const WEBHOOK_ENDPOINTS = 'webhookEndpoints';
+/** `webhookMeta/endpointCount`: written by every creation so that concurrent ones conflict (the limit). */
+export const WEBHOOK_META = 'webhookMeta';
+export const ENDPOINT_COUNT_DOC = 'endpointCount';
+
+/** At most this many endpoints per project and environment, enabled or not. */
+export const MAX_ENDPOINTS_PER_PARTITION = 10;
+
+/** Types an endpoint may subscribe to (issue 13 §2). `webhook.test` is sent whenever asked, whatever the filter. */
+export const WEBHOOK_EVENT_TYPES = [
+  'entitlement.granted',
+  'entitlement.renewed',
+  'entitlement.revoked',
+  'entitlement.expired',
+  'entitlement.refunded',
+  'customer.merged',
+  'customer.erased',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+const ENDPOINT_ID = /^whep_[A-Za-z0-9]{24}$/;
+export const isEndpointId = (value: string): boolean => ENDPOINT_ID.test(value);

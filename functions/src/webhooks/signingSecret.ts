@@ -1,0 +1,23 @@
+import { randomBytes } from 'node:crypto';
+import type { WebhookEndpointRecord } from './model';
+
+/** `whsec_` + 32 random bytes, base64url: every byte uniform, no modulo bias. */
+export function mintSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+/** The secret-store reference of an endpoint's nth signing secret (one secret per generation, so a cached read is never stale). */
+export function signingSecretRef(endpointId: string, generation: number): string {
+  return `tessera-webhook-${endpointId}-${generation}`;
+}
+
+/**
+ * References that sign a delivery at `now`, in header order: the current secret, then the
+ * previous one while its grace lasts. The previous one comes last because the public node SDK's
+ * verifier reads only the last `v1`: a receiver still holding the old secret keeps verifying
+ * until the grace ends.
+ */
+export function activeSecretRefs(record: Pick<WebhookEndpointRecord, 'secret' | 'previousSecret'>, now: number): string[] {
+  const previous = record.previousSecret && record.previousSecret.expiresAt > now ? [record.previousSecret.ref] : [];
+  return [record.secret.ref, ...previous];
+}
