@@ -138,6 +138,9 @@ export async function createEndpoint(scope: EnvScope, input: CreateEndpointInput
   const ref = signingSecretRef(endpointId, 1);
   return withNewSecret(deps.secrets, ref, secret, () =>
     scope.runTransaction(async (tx) => {
+      const project = await tx.get(scope.projectRef());
+      if (!project.exists) throw new DomainError('not_found', `No project ${scope.projectId}.`);
+      if (project.get('archived')) throw new DomainError('archived', `Project ${scope.projectId} is archived.`);
       const countRef = scope.doc(WEBHOOK_META, ENDPOINT_COUNT_DOC);
       await tx.get(countRef); // read so that a concurrent creation's write to it conflicts with this one
       const existing = await tx.get(scope.collection(WEBHOOK_ENDPOINTS).select());

@@ -1,0 +1,267 @@
+/**
+ * Guarantees of the webhook endpoint registry (`tessera webhooks create|list|disable|enable|
+ * rotate-secret`): an endpoint lives in its own project and environment and is found there by
+ * its id alone; its signing secret (`whsec_…`) is printed once and kept only in the secret store
+ * (Firestore, listings and audit entries never hold a value); rotation keeps the previous secret
+ * signing for the grace only; at most 10 endpoints per partition, concurrent creations
+ * included; refused destinations and event types leave nothing behind; every change is audited.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CommandContext, Values } from '../../functions/src/cli/command';
+import { OperatorError } from '../../functions/src/cli/operatorError';
+import { COMMANDS } from '../../functions/src/cli/registry';
+import { HOUR } from '../../functions/src/clock';
+import type { AuditEntry } from '../../functions/src/audit/model';
+import { LocalSecretStore } from '../../functions/src/secrets/store';
+import { LocalSecretWriter } from '../../functions/src/secrets/writer';
+import type { Env } from '../../functions/src/store/env';
+import { EnvScope } from '../../functions/src/store/scope';
+import type { WebhookEndpointRecord } from '../../functions/src/webhooks/model';
+import { activeSecretRefs } from '../../functions/src/webhooks/signingSecret';
+import { createTestService, seedProject, type SeededProject, type TestService } from '../support/harness';
+
+let service: TestService;
+let project: SeededProject;
+const secretsFile = join(mkdtempSync(join(tmpdir(), 'tessera-webhooks-')), 'secrets.json');
+const secretStore = new LocalSecretStore({ file: secretsFile, environment: {} });
+const PUBLIC_URL = 'https://93.184.215.14/tessera/hooks';
+
+const ctx = (): CommandContext => ({ db: service.deps.db, clock: service.clock, stdin: async () => '', secrets: new LocalSecretWriter(secretsFile) });
+
+async function tessera(name: string, values: Values): Promise<any> {
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) throw new Error(`no command ${name}`);
+  return command.run(values, ctx());
+}
+
+async function tesseraFails(name: string, values: Values): Promise<OperatorError> {
+  try {
+    await tessera(name, values);
+  } catch (err) {
+    if (err instanceof OperatorError) return err;
+    throw err;
+  }
+  throw new Error(`expected ${name} to fail`);
+}
+
+const storedSecrets = (): Record<string, string> => {
+  try {
+    return JSON.parse(readFileSync(secretsFile, 'utf8'));
+  } catch {
+    return {};
+  }
+};
+const scopeOf = (projectId: string, env: Env) => new EnvScope(service.deps.db, projectId, env);
+async function record(projectId: string, env: Env, endpointId: string): Promise<WebhookEndpointRecord> {
+  const snapshot = await scopeOf(projectId, env).doc('webhookEndpoints', endpointId).get();
+  expect(snapshot.exists).toBe(true);
+  return snapshot.data() as WebhookEndpointRecord;
+}
+async function audit(projectId: string, env: Env, eventId: string): Promise<AuditEntry> {
+  const snapshot = await scopeOf(projectId, env).doc('audit', eventId).get();
+  expect(snapshot.exists).toBe(true);
+  return snapshot.data() as AuditEntry;
+}
+/** Every document under the partition's webhook collections, as JSON text. */
+async function partitionText(projectId: string, env: Env): Promise<string> {
+  const scope = scopeOf(projectId, env);
+  const docs = [...(await scope.collection('webhookEndpoints').get()).docs, ...(await scope.collection('webhookMeta').get()).docs, ...(await scope.collection('audit').get()).docs];
+  return JSON.stringify(docs.map((d) => d.data()));
+}
+
+beforeAll(async () => {
+  service = createTestService();
+  project = await seedProject(service);
+});
+beforeEach(() => service.clock.advance(1000));
+
+describe('webhooks create', () => {
+  it('prints the endpoint and its secret once; the secret lives only in the secret store', async () => {
+    const out = await tessera('webhooks create', { project: project.projectId, env: 'test', url: PUBLIC_URL, event: ['entitlement.granted', 'customer.merged', 'entitlement.granted'] });
+    expect(Object.keys(out).slice(0, 2)).toEqual(['endpointId', 'secret']);
+    expect(out.endpointId).toMatch(/^whep_[A-Za-z0-9]{24}$/);
+    expect(out.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(out.secret.slice('whsec_'.length), 'base64url')).toHaveLength(32);
+    expect(out).toMatchObject({ projectId: project.projectId, env: 'test', url: PUBLIC_URL, eventTypes: ['entitlement.granted', 'customer.merged'], allEventTypes: false, enabled: true, secretGeneration: 1, previousSecret: null });
+
+    const stored = await record(project.projectId, 'test', out.endpointId);
+    expect(stored.secret.generation).toBe(1);
+    await expect(secretStore.read(stored.secret.ref)).resolves.toBe(out.secret);
+    const text = await partitionText(project.projectId, 'test');
+    expect(text).toContain(out.endpointId);
+    expect(text).not.toContain(out.secret);
+    expect(text).not.toContain('whsec_');
+
+    const entry = await audit(project.projectId, 'test', out.auditEventId);
+    expect(entry).toMatchObject({ eventType: 'webhook_endpoint.created', rail: 'manual', decision: 'applied', projectId: project.projectId, env: 'test', toState: 'enabled' });
+    expect(entry.eventId).toMatch(/^srv_webhook_/);
+    expect(entry.details).toMatchObject({ endpointId: out.endpointId, url: PUBLIC_URL, surface: 'cli' });
+  });
+
+  it('subscribes to every type without --event', async () => {
+    const out = await tessera('webhooks create', { project: project.projectId, env: 'live', url: PUBLIC_URL });
+    expect(out).toMatchObject({ env: 'live', eventTypes: [], allEventTypes: true });
+  });
+
+  it('refuses unknown event types and webhook.test, leaving nothing behind', async () => {
+    const fresh = await seedProject(service);
+    const before = Object.keys(storedSecrets()).length;
+    expect((await tesseraFails('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL, event: ['entitlement.granted', 'entitlement.teleported'] })).code).toBe('invalid_argument');
+    expect((await tesseraFails('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL, event: ['webhook.test'] })).code).toBe('invalid_argument');
+    expect((await tessera('webhooks list', { project: fresh.projectId, env: 'test' })).endpoints).toEqual([]);
+    expect(Object.keys(storedSecrets())).toHaveLength(before);
+  });
+
+  it('refuses private, metadata and plain-http destinations (deployed policy), leaving nothing behind', async () => {
+    const fresh = await seedProject(service);
+    const before = Object.keys(storedSecrets()).length;
+    for (const url of ['https://10.0.0.1/hook', 'https://169.254.169.254/computeMetadata/v1/', 'https://[::ffff:127.0.0.1]/', 'https://metadata.google.internal/', 'http://93.184.215.14/hook', 'http://127.0.0.1:9999/hook', 'https://u:p@93.184.215.14/']) {
+      expect((await tesseraFails('webhooks create', { project: fresh.projectId, env: 'test', url })).code).toBe('invalid_argument');
+    }
+    expect((await tessera('webhooks list', { project: fresh.projectId, env: 'test' })).endpoints).toEqual([]);
+    expect(Object.keys(storedSecrets())).toHaveLength(before);
+  });
+
+  it('admits http to loopback only with the local setting', async () => {
+    const fresh = await seedProject(service);
+    const previous = process.env.TESSERA_WEBHOOKS_ALLOW_LOOPBACK;
+    process.env.TESSERA_WEBHOOKS_ALLOW_LOOPBACK = 'on';
+    try {
+      const out = await tessera('webhooks create', { project: fresh.projectId, env: 'test', url: 'http://127.0.0.1:4242/hook' });
+      expect(out).toMatchObject({ url: 'http://127.0.0.1:4242/hook', enabled: true });
+      expect((await tesseraFails('webhooks create', { project: fresh.projectId, env: 'test', url: 'http://93.184.215.14/hook' })).code).toBe('invalid_argument');
+      expect((await tesseraFails('webhooks create', { project: fresh.projectId, env: 'test', url: 'https://192.168.1.1/hook' })).code).toBe('invalid_argument');
+    } finally {
+      if (previous === undefined) delete process.env.TESSERA_WEBHOOKS_ALLOW_LOOPBACK;
+      else process.env.TESSERA_WEBHOOKS_ALLOW_LOOPBACK = previous;
+    }
+  });
+
+  it('refuses an unknown project', async () => {
+    expect((await tesseraFails('webhooks create', { project: 'proj_doesNotExist', env: 'test', url: PUBLIC_URL })).code).toBe('not_found');
+  });
+});
+
+describe('the 10-endpoint limit', () => {
+  it('admits 10 per project and environment, concurrent creations included', async () => {
+    const fresh = await seedProject(service);
+    const create = (env: Env) => tessera('webhooks create', { project: fresh.projectId, env, url: PUBLIC_URL });
+    for (let i = 0; i < 8; i += 1) await create('test');
+    const before = Object.keys(storedSecrets()).length;
+    const results = await Promise.allSettled([create('test'), create('test'), create('test'), create('test')]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    const refusals = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason);
+    expect(refusals.map((e) => (e as OperatorError).code)).toEqual(['conflict', 'conflict']);
+    expect((await tessera('webhooks list', { project: fresh.projectId, env: 'test' })).endpoints).toHaveLength(10);
+    expect(Object.keys(storedSecrets())).toHaveLength(before + 2); // the refused creations' secrets were removed
+    expect((await tesseraFails('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL })).code).toBe('conflict');
+    // Disabled endpoints still count.
+    const [first] = (await tessera('webhooks list', { project: fresh.projectId, env: 'test' })).endpoints;
+    await tessera('webhooks disable', { endpoint: first.endpointId });
+    expect((await tesseraFails('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL })).code).toBe('conflict');
+    // The other environment has its own 10.
+    await expect(create('live')).resolves.toMatchObject({ env: 'live' });
+  });
+});
+
+describe('webhooks list, disable, enable', () => {
+  it('lists without secret values or references, and disables and enables by endpoint id alone', async () => {
+    const fresh = await seedProject(service);
+    const created = await tessera('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL });
+    const listed = await tessera('webhooks list', { project: fresh.projectId, env: 'test' });
+    expect(listed.endpoints).toEqual([expect.objectContaining({ endpointId: created.endpointId, enabled: true, disabled: null, secretGeneration: 1 })]);
+    const text = JSON.stringify(listed);
+    expect(text).not.toContain(created.secret);
+    expect(text).not.toContain('whsec_');
+    expect(text).not.toContain('tessera-webhook-');
+
+    const disabled = await tessera('webhooks disable', { endpoint: created.endpointId, note: 'receiver migrating' });
+    expect(disabled.endpoint).toMatchObject({ enabled: false, disabled: { reason: 'operator', note: 'receiver migrating', at: service.clock.now() } });
+    expect(await audit(fresh.projectId, 'test', disabled.auditEventId)).toMatchObject({ eventType: 'webhook_endpoint.disabled', fromState: 'enabled', toState: 'disabled' });
+    expect((await record(fresh.projectId, 'test', created.endpointId)).disabled).toMatchObject({ reason: 'operator' });
+    expect((await tesseraFails('webhooks disable', { endpoint: created.endpointId })).code).toBe('conflict');
+
+    const enabled = await tessera('webhooks enable', { endpoint: created.endpointId });
+    expect(enabled.endpoint).toMatchObject({ enabled: true, disabled: null });
+    expect(await audit(fresh.projectId, 'test', enabled.auditEventId)).toMatchObject({ eventType: 'webhook_endpoint.enabled', fromState: 'disabled', toState: 'enabled' });
+    expect((await tesseraFails('webhooks enable', { endpoint: created.endpointId })).code).toBe('conflict');
+  });
+
+  it('answers not_found for an unknown id and invalid_argument for a malformed one', async () => {
+    expect((await tesseraFails('webhooks disable', { endpoint: 'whep_AAAAAAAAAAAAAAAAAAAAAAAA' })).code).toBe('not_found');
+    expect((await tesseraFails('webhooks enable', { endpoint: 'whep_AAAAAAAAAAAAAAAAAAAAAAAA' })).code).toBe('not_found');
+    expect((await tesseraFails('webhooks rotate-secret', { endpoint: 'projects/x' })).code).toBe('invalid_argument');
+  });
+});
+
+describe('webhooks rotate-secret', () => {
+  it('prints a new secret once and keeps the previous one signing for the grace only', async () => {
+    const fresh = await seedProject(service);
+    const created = await tessera('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL });
+    const firstRef = (await record(fresh.projectId, 'test', created.endpointId)).secret.ref;
+    const rotatedAt = service.clock.now();
+    const rotated = await tessera('webhooks rotate-secret', { endpoint: created.endpointId });
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(rotated.secret).not.toBe(created.secret);
+    expect(rotated.previousSecretExpiresAt).toBe(rotatedAt + 24 * HOUR);
+    expect(rotated.endpoint).toMatchObject({ secretGeneration: 2, previousSecret: { generation: 1, expiresAt: rotatedAt + 24 * HOUR } });
+
+    const stored = await record(fresh.projectId, 'test', created.endpointId);
+    expect(stored.previousSecret).toEqual({ ref: firstRef, generation: 1, expiresAt: rotatedAt + 24 * HOUR });
+    await expect(secretStore.read(stored.secret.ref)).resolves.toBe(rotated.secret);
+    await expect(secretStore.read(firstRef)).resolves.toBe(created.secret);
+    // During the grace both sign, the previous one last (read by verifiers that take the last v1).
+    expect(activeSecretRefs(stored, rotatedAt + 24 * HOUR - 1)).toEqual([stored.secret.ref, firstRef]);
+    expect(activeSecretRefs(stored, rotatedAt + 24 * HOUR)).toEqual([stored.secret.ref]);
+
+    const text = await partitionText(fresh.projectId, 'test');
+    expect(text).not.toContain(rotated.secret);
+    expect(text).not.toContain(created.secret);
+    const entry = await audit(fresh.projectId, 'test', rotated.auditEventId);
+    expect(entry).toMatchObject({ eventType: 'webhook_endpoint.secret_rotated', details: { graceMs: 24 * HOUR, secretGeneration: 2 } });
+    expect(JSON.stringify(entry)).not.toContain('whsec_');
+
+    service.clock.advance(24 * HOUR);
+    const [listed] = (await tessera('webhooks list', { project: fresh.projectId, env: 'test' })).endpoints;
+    expect(listed).toMatchObject({ secretGeneration: 2, previousSecret: null });
+  });
+
+  it('honours --grace, 0 ending the previous secret at once, and refuses more than 7 days', async () => {
+    const fresh = await seedProject(service);
+    const created = await tessera('webhooks create', { project: fresh.projectId, env: 'live', url: PUBLIC_URL });
+    const short = await tessera('webhooks rotate-secret', { endpoint: created.endpointId, grace: '1h' });
+    expect(short.previousSecretExpiresAt).toBe(service.clock.now() + HOUR);
+    const now = await tessera('webhooks rotate-secret', { endpoint: created.endpointId, grace: '0' });
+    expect(now.endpoint).toMatchObject({ secretGeneration: 3, previousSecret: null });
+    const stored = await record(fresh.projectId, 'live', created.endpointId);
+    expect(activeSecretRefs(stored, service.clock.now())).toEqual([stored.secret.ref]);
+    expect((await tesseraFails('webhooks rotate-secret', { endpoint: created.endpointId, grace: '8d' })).code).toBe('invalid_argument');
+    expect((await tesseraFails('webhooks rotate-secret', { endpoint: created.endpointId, grace: 'soon' })).code).toBe('invalid_argument');
+  });
+});
+
+describe('partition isolation', () => {
+  it('keeps each endpoint in its own project and environment, and acts on it there by id', async () => {
+    const a = await seedProject(service);
+    const b = await seedProject(service);
+    const aTest = await tessera('webhooks create', { project: a.projectId, env: 'test', url: PUBLIC_URL });
+    const aLive = await tessera('webhooks create', { project: a.projectId, env: 'live', url: PUBLIC_URL });
+    const bTest = await tessera('webhooks create', { project: b.projectId, env: 'test', url: PUBLIC_URL });
+    const ids = async (projectId: string, env: Env) => (await tessera('webhooks list', { project: projectId, env })).endpoints.map((e: { endpointId: string }) => e.endpointId);
+    expect(await ids(a.projectId, 'test')).toEqual([aTest.endpointId]);
+    expect(await ids(a.projectId, 'live')).toEqual([aLive.endpointId]);
+    expect(await ids(b.projectId, 'test')).toEqual([bTest.endpointId]);
+    expect(await ids(b.projectId, 'live')).toEqual([]);
+
+    const disabled = await tessera('webhooks disable', { endpoint: aLive.endpointId });
+    expect(disabled.endpoint).toMatchObject({ projectId: a.projectId, env: 'live', enabled: false });
+    expect((await record(a.projectId, 'live', aLive.endpointId)).disabled).not.toBeNull();
+    expect((await record(a.projectId, 'test', aTest.endpointId)).disabled).toBeNull();
+    expect((await record(b.projectId, 'test', bTest.endpointId)).disabled).toBeNull();
+    // The audit entry lands in the endpoint's own partition only.
+    expect((await scopeOf(a.projectId, 'test').doc('audit', disabled.auditEventId).get()).exists).toBe(false);
+    expect((await audit(a.projectId, 'live', disabled.auditEventId)).projectId).toBe(a.projectId);
+  });
+});
