@@ -38,6 +38,9 @@ const ALLOWED: Record<string, string> = {
   'events/retention.ts': 'operator command: a project’s telemetry retention',
   'ratelimit/bucketStore.ts': 'the limiter’s store port (built in app/deps.ts), run before a handler',
   'webhooks/locate.ts': 'operator commands: a webhook endpoint id finds its partition',
+  'dashboard/authenticator.ts': 'the dashboard’s operator gate (built in app/deps.ts): reads operator grants, opens the console of an authorised project',
+  'dashboard/console.ts': 'operator commands from the dashboard: the same operator services as the CLI, bound to one authorised project and environment',
+  'dashboard/operators.ts': 'operator command: the operator registry (tessera operators add|list|remove)',
   'bench/': 'benchmarks (leaving functions/src: issue 12 §4)',
 };
 

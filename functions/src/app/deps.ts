@@ -12,6 +12,8 @@ import { firestoreLiveness, type LivenessRecorder } from '../sdk/liveness';
 import { createSecretStore, type SecretStore } from '../secrets/store';
 import { createRailEdges, railStandIns, type RailEdgeOverrides, type RailEdges } from '../rails/edges';
 import { JoseIdTokenVerifier, type IdTokenVerifier } from '../identity/idTokens';
+import { OperatorAuthenticator } from '../dashboard/authenticator';
+import { firebaseIdTokenVerifier, type OperatorTokenVerifier } from '../dashboard/firebaseTokens';
 
 /**
  * Everything a handler may use, built once per process. The deployed functions, the local
@@ -31,6 +33,8 @@ export interface Deps {
   rails: RailEdges;
   /** Verifies developers' identity tokens against each project's identity provider. */
   idTokens: IdTokenVerifier;
+  /** Dashboard operators: sign-in (Firebase ID tokens; the local link) and per-project roles. */
+  operators: OperatorAuthenticator;
 }
 
 /**
@@ -51,6 +55,8 @@ export interface DepsOverrides {
   secrets?: SecretStore;
   rails?: RailEdgeOverrides;
   idTokens?: IdTokenVerifier;
+  /** How dashboard sign-in tokens are verified (tests: firebase-admin against a local certificate server). */
+  operatorTokens?: OperatorTokenVerifier;
 }
 
 export function createDeps(overrides: DepsOverrides = {}): RootDeps {
@@ -61,7 +67,8 @@ export function createDeps(overrides: DepsOverrides = {}): RootDeps {
     logs.rateLimiterFailedOpen(id.projectId, id.env, id.bucket, err instanceof Error ? err.message : String(err)),
   );
   const tasks = overrides.tasks ?? new InProcessTaskQueue();
-  const deps: RootDeps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails, settings) };
+  const deps: RootDeps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails, settings),
+    operators: new OperatorAuthenticator(db, { clock, tasks, tokens: overrides.operatorTokens ?? firebaseIdTokenVerifier(), allowLoopbackWebhooks: settings.webhooksAllowLoopback }) };
   logs.started(describeSettings(settings));
   const standIns = railStandIns(deps.rails);
   if (standIns.length > 0) logs.railStandIns(standIns);

@@ -3,6 +3,7 @@ import { serverRoutes } from '../entitlements/routes';
 import { eventRoutes } from '../events/routes';
 import { identityRoutes, identityServerRoutes } from '../identity/routes';
 import { purchaseRoutes } from '../purchases/routes';
+import { dashboardRoutes } from '../dashboard/routes';
 import { webhookRoutes } from '../rails/routes';
 import { sdkRoutes } from '../sdk/routes';
 import { sourcemapRoutes } from '../sourcemaps/routes';
@@ -24,6 +25,7 @@ export const GROUPS = {
   server: [...serverRoutes, ...identityServerRoutes],
   sourcemaps: sourcemapRoutes,
   webhooks: webhookRoutes,
+  dashboard: dashboardRoutes,
 } satisfies Record<GroupName, CompiledRoute[]>;
 
 export const ALL_ROUTES: CompiledRoute[] = Object.values(GROUPS).flat();

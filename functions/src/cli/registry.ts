@@ -11,6 +11,7 @@ import { railCommands } from './commands/rails';
 import { stripeRailCommands } from './commands/railsStripe';
 import { symbolicateCommands } from './commands/symbolicate';
 import { webhookCommands } from './commands/webhooks';
+import { operatorCommands } from './commands/operators';
 
 /** The CLI's one mapping of domain errors: a refusal of domain code becomes the operator's error, same code. */
 function operatorErrors(command: Command): Command {
@@ -28,4 +29,4 @@ function operatorErrors(command: Command): Command {
 }
 
 /** Every operator command. A capability adds its own file under commands/ and lists it here. */
-export const COMMANDS: Command[] = [...projectCommands, ...keyCommands, ...demoCommands, ...symbolicateCommands, ...eventCommands, ...catalogCommands, ...stripeRailCommands, ...railCommands, ...identityCommands, ...webhookCommands].map(operatorErrors);
+export const COMMANDS: Command[] = [...projectCommands, ...keyCommands, ...demoCommands, ...symbolicateCommands, ...eventCommands, ...catalogCommands, ...stripeRailCommands, ...railCommands, ...identityCommands, ...webhookCommands, ...operatorCommands].map(operatorErrors);

@@ -23,11 +23,8 @@ import { applyGrantChanges } from './writer';
  * they take turns before the transaction (store/writeQueue.ts) instead of racing into it.
  */
 
-/** Who asked: kept on the audit entry (the operator surface). */
-export interface Actor {
-  requestId: string;
-  keyId: string;
-}
+/** Who asked: kept on the audit entry (the operator surface): a secret key (server API) or a signed-in operator (dashboard). */
+export type Actor = { requestId: string; keyId: string } | { requestId: string; operator: string };
 
 export interface GrantCommand {
   customerId: string;
@@ -220,6 +217,6 @@ function appendOperatorAudit(tx: Transaction, scope: EnvScope, actor: Actor, now
     reconciledWithProvider: false,
     rawEventReceivedAt: now,
     processedAt: now,
-    details: { surface: 'server_api', requestId: actor.requestId, keyId: actor.keyId, ...d.details },
+    details: { ...('keyId' in actor ? { surface: 'server_api', keyId: actor.keyId } : { surface: 'dashboard', operator: actor.operator }), requestId: actor.requestId, ...d.details },
   });
 }

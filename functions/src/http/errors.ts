@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   invalid_api_key: { type: 'authentication_error', status: 401 },
   key_revoked: { type: 'authentication_error', status: 401 },
   identity_token_invalid: { type: 'authentication_error', status: 401 },
+  /** The dashboard's operator sign-in is missing, expired or invalid (dashboard/authenticator.ts). */
+  operator_unauthenticated: { type: 'authentication_error', status: 401 },
   origin_not_allowed: { type: 'permission_error', status: 403 },
   bundle_id_not_allowed: { type: 'permission_error', status: 403 },
   package_name_not_allowed: { type: 'permission_error', status: 403 },

@@ -11,7 +11,7 @@ import { canonicalPath, RouteTable } from './paths';
 import { enforceRateLimit } from './rateLimit';
 import { newRequestId } from './requestId';
 import { parseQueryString } from './urlParts';
-import { DEFAULT_BODY_LIMIT, type AuthContext, type CompiledRoute, type HttpMethod, type Reply, type RequestContext } from './route';
+import { DEFAULT_BODY_LIMIT, type AuthContext, type CompiledRoute, type HttpMethod, type OperatorContext, type Reply, type RequestContext } from './route';
 import type { EnvScope } from '../store/scope';
 
 /**
@@ -45,8 +45,8 @@ const views = new WeakMap<Deps, Deps>();
 function handlerDeps(deps: Deps): Deps {
   let view = views.get(deps);
   if (!view) {
-    const { clock, settings, keys, limiter, tasks, liveness, secrets, rails, idTokens } = deps;
-    view = Object.freeze({ clock, settings, keys, limiter, tasks, liveness, secrets, rails, idTokens } satisfies Deps);
+    const { clock, settings, keys, limiter, tasks, liveness, secrets, rails, idTokens, operators } = deps;
+    view = Object.freeze({ clock, settings, keys, limiter, tasks, liveness, secrets, rails, idTokens, operators } satisfies Deps);
     views.set(deps, view);
   }
   return view;
@@ -68,7 +68,10 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
     const parsedBody = route.method === 'GET' ? {} : parseJsonBody(rawBody, req.get('content-type'));
 
     let auth: AuthContext | null = null;
-    if (route.key !== 'none') {
+    let operator: OperatorContext | null = null;
+    if (route.key === 'operator') {
+      ({ operator, scope } = await authoriseOperator(deps, req, route, params, requestId));
+    } else if (route.key !== 'none') {
       ({ auth, scope } = await authorise(req, route, deps));
       if (route.rateLimit) await enforceRateLimit(deps, auth, route.rateLimit);
       checkEnvelopeEnvironment(parsedBody, auth);
@@ -95,6 +98,10 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
       get scope(): EnvScope {
         if (!scope) throw new Error(`route ${route.path} takes no key; ctx.scope is unavailable`);
         return scope;
+      },
+      get operator(): OperatorContext {
+        if (!operator) throw new Error(`route ${route.path} is not an operator route; ctx.operator is unavailable`);
+        return operator;
       },
     };
     const reply = await route.handler(ctx);
@@ -145,4 +152,28 @@ function checkEnvelopeEnvironment(body: unknown, auth: AuthContext): void {
   if (isWireEnv(declared) && declared !== auth.wireEnv) {
     throw new ApiError('env_mismatch', `This ${auth.wireEnv} key cannot be used for ${declared} data.`);
   }
+}
+
+/**
+ * Operator routes (the dashboard) authenticate a signed-in operator instead of an API key; on
+ * routes inside a project (`:projectId/:env`) the role is checked and the request's scope is
+ * that project's partition of the environment the path names.
+ */
+async function authoriseOperator(deps: Deps, req: Request, route: CompiledRoute, params: Record<string, string>, requestId: string): Promise<{ operator: OperatorContext; scope: EnvScope | null }> {
+  const { identity, console } = await deps.operators.authorise({
+    requestId,
+    method: route.method,
+    authorization: req.get('authorization'),
+    projectId: params.projectId,
+    env: params.env,
+    needs: route.operatorRole ?? (route.method === 'GET' ? 'viewer' : 'admin'),
+  });
+  const operator: OperatorContext = {
+    identity,
+    get console() {
+      if (!console) throw new Error(`route ${route.path} is outside a project; ctx.operator.console is unavailable`);
+      return console;
+    },
+  };
+  return { operator, scope: console?.scope ?? null };
 }

@@ -1,5 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
 import type { Deps } from '../app/deps';
+import type { OperatorConsole } from '../dashboard/console';
+import type { OperatorIdentity, OperatorRole } from '../dashboard/model';
 import type { KeyKind, ParsedKey } from '../keys/format';
 import type { KeyRecord, Platform } from '../keys/record';
 import type { BucketName } from '../ratelimit/buckets';
@@ -9,8 +11,18 @@ import { compileSchema, type Validator } from './validation';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
-/** Which keys a route accepts. `none`: public (healthz, versions) or self-verifying (webhooks). */
-export type KeyRequirement = 'none' | 'publishable' | 'secret' | 'any';
+/**
+ * Which keys a route accepts. `none`: public (healthz, versions) or self-verifying (webhooks).
+ * `operator`: no API key but a signed-in dashboard operator (dashboard/authenticator.ts).
+ */
+export type KeyRequirement = 'none' | 'publishable' | 'secret' | 'any' | 'operator';
+
+/** The signed-in operator of an `operator` route. */
+export interface OperatorContext {
+  identity: OperatorIdentity;
+  /** The console of the path's project and environment (routes under `:projectId/:env` only). */
+  console: OperatorConsole;
+}
 
 export interface AuthContext {
   keyId: string;
@@ -39,8 +51,10 @@ export interface RequestContext<Body = unknown, Query = Record<string, string>> 
   deps: Deps;
   /** The presented key; only on routes that require one. */
   auth: AuthContext;
-  /** The key's project and environment partition; only on routes that require a key. */
+  /** The key's project and environment partition; only on routes that require a key (or an operator, inside a project). */
   scope: EnvScope;
+  /** The signed-in operator; only on `operator` routes. */
+  operator: OperatorContext;
 }
 
 /** What a `beforeValidation` check may look at. */
@@ -79,6 +93,8 @@ export interface RouteSpec<Body = unknown, Query = Record<string, string>> {
   allowEmptyWebAllowlist?: boolean;
   /** `Cache-Control` for successful responses. */
   cacheControl?: string;
+  /** `operator` routes: the least role needed (default: viewer for GET, admin otherwise). */
+  operatorRole?: OperatorRole;
   handler: (ctx: RequestContext<Body, Query>) => Promise<Reply>;
 }
 

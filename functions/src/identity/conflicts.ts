@@ -1,5 +1,6 @@
 import type { DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
-import { appendAudit } from '../audit/append';
+import { appendAudit, newServerEventId } from '../audit/append';
+import { actorDetails, CLI_ACTOR, type OperatorActor } from '../audit/operatorActor';
 import { DomainError } from '../errors/domain';
 import { projectionRef, readGrantsOfCustomers } from '../entitlements/projection';
 import { applyGrantChanges } from '../entitlements/writer';
@@ -31,18 +32,45 @@ export interface MergeReport {
   auditEventId: string | null;
 }
 
-const scopeOf = (db: Firestore, id: string): EnvScope => {
+const scopeOf = (db: Firestore, id: string, within?: ConflictPartition): EnvScope => {
   const partition = parseConflictId(id);
   if (!partition) throw new DomainError('invalid_argument', `Not a conflict id: ${id}.`);
+  if (within && (partition.projectId !== within.projectId || partition.env !== within.env)) throw new DomainError('not_found', `No conflict ${id}.`);
   return new EnvScope(db, partition.projectId, partition.env);
 };
 
-export async function keepSeparate(db: Firestore, id: string, now: number): Promise<MergeReport> {
-  const scope = scopeOf(db, id);
+/**
+ * Where an operator surface (the dashboard) acts within one project and environment: a
+ * conflict of another partition is `not_found`, exactly like an unknown one.
+ */
+export interface ConflictPartition {
+  projectId: string;
+  env: Env;
+}
+
+export async function keepSeparate(db: Firestore, id: string, now: number, actor: OperatorActor = CLI_ACTOR, within?: ConflictPartition): Promise<MergeReport> {
+  const scope = scopeOf(db, id, within);
   return runIdentityTransaction(scope, async (tx) => {
     const conflict = openConflict(await tx.get(conflictRef(scope, id)), id);
     tx.update(conflictRef(scope, id), { status: 'kept_separate', resolvedAt: now });
-    return { conflictId: id, decision: 'kept_separate', canonicalCustomerId: conflict.canonicalCustomerId, mergedCustomerIds: [], movedIdentities: 0, movedGrants: 0, auditEventId: null };
+    const auditEventId = newServerEventId('conflict');
+    appendAudit(tx, scope, {
+      eventId: auditEventId,
+      rail: 'manual',
+      eventType: 'customer.kept_separate',
+      customerId: conflict.canonicalCustomerId,
+      subscriptionId: null,
+      decision: 'applied',
+      reason: `Operator kept ${[conflict.canonicalCustomerId, ...conflict.otherCustomerIds].join(', ')} separate after reviewing conflict ${id}.`,
+      fromState: 'open',
+      toState: 'kept_separate',
+      signatureVerified: false,
+      reconciledWithProvider: false,
+      rawEventReceivedAt: conflict.createdAt,
+      processedAt: now,
+      details: { conflictId: id, otherCustomerIds: conflict.otherCustomerIds, ...actorDetails(actor) },
+    });
+    return { conflictId: id, decision: 'kept_separate', canonicalCustomerId: conflict.canonicalCustomerId, mergedCustomerIds: [], movedIdentities: 0, movedGrants: 0, auditEventId };
   });
 }
 
@@ -52,15 +80,15 @@ export async function keepSeparate(db: Firestore, id: string, now: number): Prom
  * rebuilt from the combined grants, the others become `merged` tombstones pointing at it, and
  * one audit entry records the decision.
  */
-export async function mergeConflict(db: Firestore, id: string, now: number): Promise<MergeReport> {
-  const scope = scopeOf(db, id);
+export async function mergeConflict(db: Firestore, id: string, now: number, actor: OperatorActor = CLI_ACTOR, within?: ConflictPartition): Promise<MergeReport> {
+  const scope = scopeOf(db, id, within);
   // Every customer of the conflict takes its turn with their other writers on this instance
   // (store/writeQueue.ts); the transaction below re-reads the conflict and decides.
   const named = openConflict(await scope.get(conflictRef(scope, id)), id);
-  return inCustomerTurn(scope, [named.canonicalCustomerId, ...named.otherCustomerIds], () => mergeInTransaction(scope, id, now));
+  return inCustomerTurn(scope, [named.canonicalCustomerId, ...named.otherCustomerIds], () => mergeInTransaction(scope, id, now, actor));
 }
 
-function mergeInTransaction(scope: EnvScope, id: string, now: number): Promise<MergeReport> {
+function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: OperatorActor): Promise<MergeReport> {
   return runIdentityTransaction(scope, async (tx) => {
     const conflict = openConflict(await tx.get(conflictRef(scope, id)), id);
     const canonicalId = conflict.canonicalCustomerId;
@@ -126,7 +154,7 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number): Promise<M
       reconciledWithProvider: false,
       rawEventReceivedAt: conflict.createdAt,
       processedAt: now,
-      details: { conflictId: id, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, surface: 'cli' },
+      details: { conflictId: id, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, ...actorDetails(actor) },
     });
     return { conflictId: id, decision: 'merged', canonicalCustomerId: canonicalId, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, auditEventId };
   });

@@ -1,4 +1,5 @@
 import { appendAudit } from '../audit/append';
+import { actorDetails, type OperatorActor } from '../audit/operatorActor';
 import { ApiError } from '../http/errors';
 import type { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
@@ -17,7 +18,7 @@ export interface ForgetInput {
   idToken: string | null;
 }
 
-export type ErasureAuthority = 'secret_key' | 'verified_token' | 'anonymous_id';
+export type ErasureAuthority = 'secret_key' | 'verified_token' | 'anonymous_id' | 'operator';
 
 export interface ForgetOutcome {
   customerId: string | null;
@@ -60,9 +61,17 @@ export async function forget(ports: IdentityPorts & { tasks: TaskQueue }, caller
   return requestErasure(ports.tasks, caller, scope, byCustomerId ?? byUserId ?? byAnonymousId, authority, now);
 }
 
-async function requestErasure(tasks: TaskQueue, caller: IdentityCaller, scope: EnvScope, customerId: string | null, authority: ErasureAuthority, now: number): Promise<ForgetOutcome> {
+/**
+ * An operator's erasure of one customer (the dashboard): authority `operator`, the operator
+ * named on the audit entry; queued exactly like an API request's.
+ */
+export async function eraseAsOperator(tasks: TaskQueue, scope: EnvScope, customerId: string, actor: OperatorActor, now: number): Promise<ForgetOutcome> {
+  return requestErasure(tasks, { requestId: actor.requestId ?? '', keyKind: 'secret' }, scope, customerId, 'operator', now, actor);
+}
+
+async function requestErasure(tasks: TaskQueue, caller: IdentityCaller, scope: EnvScope, customerId: string | null, authority: ErasureAuthority, now: number, actor?: OperatorActor): Promise<ForgetOutcome> {
   if (!customerId) return { customerId: null, queuedAt: now };
-  const decision = await markForErasure(scope, customerId, authority, now, caller.requestId);
+  const decision = await markForErasure(scope, customerId, authority, now, caller.requestId, actor);
   if (!decision) return { customerId: null, queuedAt: now };
   if (!decision.erased) {
     const payload: ErasurePayload = { projectId: scope.projectId, env: scope.env, customerId: decision.customerId };
@@ -89,6 +98,7 @@ export async function markForErasure(
   authority: ErasureAuthority,
   now: number,
   requestId: string | null,
+  actor?: OperatorActor,
 ): Promise<{ customerId: string; requestedAt: number; erased: boolean } | null> {
   // In turn with the customer's other writers on this instance (store/writeQueue.ts).
   return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
@@ -127,7 +137,7 @@ export async function markForErasure(
       reconciledWithProvider: false,
       rawEventReceivedAt: now,
       processedAt: now,
-      details: { authority, ...(requestId ? { requestId } : {}) },
+      details: { authority, ...(requestId ? { requestId } : {}), ...(actor ? actorDetails(actor) : {}) },
     });
     return { customerId: id, requestedAt: now, erased: false };
   }));

@@ -1,4 +1,7 @@
 import { FieldValue, type Firestore, type Transaction } from 'firebase-admin/firestore';
+import { appendAudit, newServerEventId } from '../audit/append';
+import { actorDetails, type OperatorActor } from '../audit/operatorActor';
+import { EnvScope } from '../store/scope';
 import { DomainError } from '../errors/domain';
 import { DAY } from '../clock';
 import { getApp } from '../projects/repository';
@@ -26,7 +29,47 @@ export interface KeyActivity {
   at: number;
   newKeyId?: string;
   graceEndsAt?: number;
+  /** The dashboard operator who made the change (absent for the CLI and the seed). */
+  operator?: string;
 }
+
+/**
+ * A change made by a signed-in operator (the dashboard): the key or app must belong to
+ * `projectId` (else `not_found`, as for an unknown key), the journal names the operator, and an
+ * audit entry (`api_key.created|rotated|revoked`) is appended in the same transaction.
+ */
+export interface OperatorCall {
+  actor: OperatorActor;
+  projectId: string;
+  /** When set (the dashboard's environment switch), a key of the other environment is `not_found` too. */
+  env?: Env;
+}
+
+const outside = (call: OperatorCall | undefined, record: { projectId: string; env: Env }): boolean =>
+  call !== undefined && (record.projectId !== call.projectId || (call.env !== undefined && record.env !== call.env));
+
+function auditKeyChange(db: Firestore, tx: Transaction, call: OperatorCall, env: Env, action: KeyActivity['action'], reason: string, details: Record<string, unknown>, now: number): string {
+  const eventId = newServerEventId('key');
+  appendAudit(tx, new EnvScope(db, call.projectId, env), {
+    eventId,
+    rail: 'manual',
+    eventType: `api_key.${action}`,
+    customerId: null,
+    subscriptionId: null,
+    decision: 'applied',
+    reason,
+    fromState: action === 'created' ? null : 'active',
+    toState: action === 'revoked' ? 'revoked' : action === 'rotated' ? 'rotating' : 'active',
+    signatureVerified: false,
+    reconciledWithProvider: false,
+    rawEventReceivedAt: now,
+    processedAt: now,
+    details: { ...details, ...actorDetails(call.actor) },
+  });
+  return eventId;
+}
+
+const operatorOf = (call: OperatorCall | undefined): { operator?: string } => (call?.actor.operator ? { operator: call.actor.operator } : {});
 
 function newRecord(app: AppRecord, kind: KeyKind, env: Env, key: string, now: number, scopes: string[]): KeyRecord {
   return {
@@ -71,10 +114,11 @@ export interface CreateKeysInput {
 }
 
 /** Mints the app's publishable and secret key for one environment; the plaintexts are returned once. */
-export async function createKeys(db: Firestore, input: CreateKeysInput, now: number): Promise<{ publishable: MintedKey; secret: MintedKey }> {
+export async function createKeys(db: Firestore, input: CreateKeysInput, now: number, call?: OperatorCall): Promise<{ publishable: MintedKey; secret: MintedKey; auditEventId?: string }> {
   const scopes = scopesForNewKey(input.scopes ?? [], input.acknowledgeRowLevelData ?? false);
   return db.runTransaction(async (tx) => {
     const app = await getApp(db, input.appId, tx);
+    if (call && app.projectId !== call.projectId) throw new DomainError('not_found', `No app ${input.appId}.`);
     const project = await tx.get(projectRef(db, app.projectId));
     if (app.archived || project.get('archived')) throw new DomainError('archived', `App ${app.appId} or its project is archived.`);
     const current = app.currentKeys[input.env];
@@ -92,9 +136,12 @@ export async function createKeys(db: Firestore, input: CreateKeysInput, now: num
     writeNewKey(db, tx, pub, pubKey);
     writeNewKey(db, tx, secret, secretKey);
     tx.update(appRef(db, app.appId), { [`currentKeys.${input.env}`]: { publishable: pub.keyId, secret: secret.keyId } });
-    journal(db, tx, app.appId, { action: 'created', keyId: pub.keyId, kind: 'publishable', env: input.env, at: now });
-    journal(db, tx, app.appId, { action: 'created', keyId: secret.keyId, kind: 'secret', env: input.env, at: now });
-    return { publishable: { id: pub.keyId, key: pubKey }, secret: { id: secret.keyId, key: secretKey } };
+    journal(db, tx, app.appId, { action: 'created', keyId: pub.keyId, kind: 'publishable', env: input.env, at: now, ...operatorOf(call) });
+    journal(db, tx, app.appId, { action: 'created', keyId: secret.keyId, kind: 'secret', env: input.env, at: now, ...operatorOf(call) });
+    const minted = { publishable: { id: pub.keyId, key: pubKey }, secret: { id: secret.keyId, key: secretKey } };
+    if (!call) return minted;
+    const details = { appId: app.appId, keyIds: [pub.keyId, secret.keyId], secretDisplay: secret.display };
+    return { ...minted, auditEventId: auditKeyChange(db, tx, call, input.env, 'created', `Operator created the ${input.env} keys of app ${app.appId}.`, details, now) };
   });
 }
 
@@ -118,13 +165,14 @@ async function findKeyRef(db: Firestore, keyOrId: string, tx: Transaction) {
  * Rotation mints the replacement in the same transaction that starts the old key's grace, so
  * there is never a moment with no working key. Grace 0 ends the old key at once.
  */
-export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number, now: number): Promise<{ newKey: MintedKey; oldKeyId: string; oldKeyExpiresAt: number }> {
+export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number, now: number, call?: OperatorCall): Promise<{ newKey: MintedKey; oldKeyId: string; oldKeyExpiresAt: number; auditEventId?: string }> {
   if (!Number.isFinite(graceMs) || graceMs < 0 || graceMs > DEFAULT_ROTATION_GRACE_MS) {
     throw new DomainError('invalid_argument', 'Grace must be between 0 and 7 days.');
   }
   return db.runTransaction(async (tx) => {
     const snapshot = await findKeyRef(db, keyOrId, tx);
     const old = snapshot.data() as KeyRecord;
+    if (outside(call, old)) throw new DomainError('not_found', 'No such key.');
     const app = await getApp(db, old.appId, tx);
     const state = keyState(old, now);
     if (state !== 'active') throw new DomainError('conflict', `Key ${old.keyId} is ${state}; only an active key can be rotated.`);
@@ -137,24 +185,30 @@ export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number,
     writeNewKey(db, tx, replacement, plaintext);
     tx.update(snapshot.ref, { graceEndsAt, rotatedToKeyId: replacement.keyId });
     tx.update(appRef(db, app.appId), { [`currentKeys.${old.env}.${old.kind}`]: replacement.keyId });
-    journal(db, tx, app.appId, { action: 'rotated', keyId: old.keyId, kind: old.kind, env: old.env, at: now, newKeyId: replacement.keyId, graceEndsAt });
-    return { newKey: { id: replacement.keyId, key: plaintext }, oldKeyId: old.keyId, oldKeyExpiresAt: graceEndsAt };
+    journal(db, tx, app.appId, { action: 'rotated', keyId: old.keyId, kind: old.kind, env: old.env, at: now, newKeyId: replacement.keyId, graceEndsAt, ...operatorOf(call) });
+    const rotated = { newKey: { id: replacement.keyId, key: plaintext }, oldKeyId: old.keyId, oldKeyExpiresAt: graceEndsAt };
+    if (!call) return rotated;
+    const details = { appId: app.appId, keyId: old.keyId, kind: old.kind, newKeyId: replacement.keyId, graceMs, graceEndsAt };
+    return { ...rotated, auditEventId: auditKeyChange(db, tx, call, old.env, 'rotated', `Operator rotated ${old.kind} key ${old.keyId}; the old key works until the grace ends.`, details, now) };
   });
 }
 
 /** Immediate and irreversible; the next request with the key gets `401 key_revoked`. */
-export async function revokeKey(db: Firestore, keyOrId: string, now: number): Promise<{ keyId: string; revokedAt: number }> {
+export async function revokeKey(db: Firestore, keyOrId: string, now: number, call?: OperatorCall): Promise<{ keyId: string; revokedAt: number; auditEventId?: string }> {
   return db.runTransaction(async (tx) => {
     const snapshot = await findKeyRef(db, keyOrId, tx);
     const record = snapshot.data() as KeyRecord;
+    if (outside(call, record)) throw new DomainError('not_found', 'No such key.');
     if (record.status === 'revoked') throw new DomainError('conflict', `Key ${record.keyId} is already revoked.`);
     const app = await getApp(db, record.appId, tx);
     tx.update(snapshot.ref, { status: 'revoked', revokedAt: now });
     if (app.currentKeys[record.env][record.kind] === record.keyId) {
       tx.update(appRef(db, app.appId), { [`currentKeys.${record.env}.${record.kind}`]: null });
     }
-    journal(db, tx, app.appId, { action: 'revoked', keyId: record.keyId, kind: record.kind, env: record.env, at: now });
-    return { keyId: record.keyId, revokedAt: now };
+    journal(db, tx, app.appId, { action: 'revoked', keyId: record.keyId, kind: record.kind, env: record.env, at: now, ...operatorOf(call) });
+    if (!call) return { keyId: record.keyId, revokedAt: now };
+    const details = { appId: app.appId, keyId: record.keyId, kind: record.kind };
+    return { keyId: record.keyId, revokedAt: now, auditEventId: auditKeyChange(db, tx, call, record.env, 'revoked', `Operator revoked ${record.kind} key ${record.keyId}.`, details, now) };
   });
 }
 

@@ -1,4 +1,8 @@
 import type { Firestore, Transaction } from 'firebase-admin/firestore';
+import { appendAudit, newServerEventId } from '../audit/append';
+import { actorDetails, type OperatorActor } from '../audit/operatorActor';
+import { ENVS } from '../store/env';
+import { EnvScope } from '../store/scope';
 import { randomToken } from '../keys/format';
 import { appRef, projectRef, PUBLISHABLE_KEYS, SECRET_KEYS } from '../keys/paths';
 import type { Platform } from '../keys/record';
@@ -28,7 +32,7 @@ export interface NewApp {
   packageName?: string | null;
 }
 
-export async function createApp(db: Firestore, input: NewApp, now: number, appId = `app_${randomToken(16)}`): Promise<AppRecord> {
+export async function createApp(db: Firestore, input: NewApp, now: number, appId = `app_${randomToken(16)}`, actor?: OperatorActor): Promise<AppRecord & { auditEventId?: string }> {
   const project = await getProject(db, input.projectId);
   if (project.archived) throw new DomainError('archived', `Project ${input.projectId} is archived.`);
   if (input.platform === 'ios' && !input.bundleId) throw new DomainError('invalid_argument', 'An iOS app needs --bundle-id.');
@@ -45,8 +49,35 @@ export async function createApp(db: Firestore, input: NewApp, now: number, appId
     createdAt: now,
     currentKeys: { test: { publishable: null, secret: null }, live: { publishable: null, secret: null } },
   };
-  await appRef(db, appId).create(record);
-  return record;
+  if (!actor) {
+    await appRef(db, appId).create(record);
+    return record;
+  }
+  // A dashboard operator's change: the app and its audit entry (in both environments' logs,
+  // since an app serves both) commit together.
+  const auditEventId = newServerEventId('app');
+  await db.runTransaction(async (tx) => {
+    tx.create(appRef(db, appId), record);
+    for (const env of ENVS) {
+      appendAudit(tx, new EnvScope(db, input.projectId, env), {
+        eventId: auditEventId,
+        rail: 'manual',
+        eventType: 'app.created',
+        customerId: null,
+        subscriptionId: null,
+        decision: 'applied',
+        reason: `Operator created ${record.platform} app ${appId}.`,
+        fromState: null,
+        toState: 'active',
+        signatureVerified: false,
+        reconciledWithProvider: false,
+        rawEventReceivedAt: now,
+        processedAt: now,
+        details: { appId, name: record.name, platform: record.platform, allowedOrigins: record.allowedOrigins, bundleId: record.bundleId, packageName: record.packageName, ...actorDetails(actor) },
+      });
+    }
+  });
+  return { ...record, auditEventId };
 }
 
 export async function getApp(db: Firestore, appId: string, tx?: Transaction): Promise<AppRecord> {

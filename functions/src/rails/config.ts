@@ -60,11 +60,12 @@ export async function readRailsConfig(scope: EnvScope, tx?: Transaction): Promis
 }
 
 /** Replaces one rail's section, leaving the other rails untouched. */
-export async function writeRailConfig<R extends ConfiguredRail>(scope: EnvScope, rail: R, section: SectionOf<R>, now: number): Promise<RailsConfig> {
+export async function writeRailConfig<R extends ConfiguredRail>(scope: EnvScope, rail: R, section: SectionOf<R>, now: number, alongside?: (tx: Transaction) => void): Promise<RailsConfig> {
   return scope.runTransaction(async (tx) => {
     const current = await readRailsConfig(scope, tx);
     const next: RailsConfig = { ...current, [rail]: section, updatedAt: now };
     tx.set(railsConfigRef(scope), next);
+    alongside?.(tx); // e.g. the change's audit entry, in the same transaction
     return next;
   });
 }

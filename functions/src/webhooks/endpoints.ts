@@ -34,6 +34,8 @@ export interface EndpointDeps {
   now: number;
   /** Who asked (kept on the audit entry), e.g. `cli`. */
   surface: string;
+  /** The signed-in operator (dashboard), kept on the audit entry. */
+  operator?: string;
 }
 
 export interface CreateEndpointInput {
@@ -119,7 +121,7 @@ function auditEndpointChange(tx: Transaction, scope: EnvScope, deps: EndpointDep
     reconciledWithProvider: false,
     rawEventReceivedAt: deps.now,
     processedAt: deps.now,
-    details: { endpointId: record.endpointId, url: record.url, eventTypes: record.eventTypes, secretGeneration: record.secret.generation, surface: deps.surface, ...details },
+    details: { endpointId: record.endpointId, url: record.url, eventTypes: record.eventTypes, secretGeneration: record.secret.generation, surface: deps.surface, ...(deps.operator ? { operator: deps.operator } : {}), ...details },
   });
   return eventId;
 }

@@ -1,18 +1,15 @@
-import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readRailsConfig, writeRailConfig, type AppleRailConfig, type GoogleRailConfig } from '../../rails/config';
-import { isSecretRef } from '../../secrets/store';
+import { readRailsConfig } from '../../rails/config';
+import { describeApple, describeRails, rootCertificateBase64, setAppleRail, setGoogleRail } from '../../rails/operatorSettings';
 import { optionalString, requireString, stringList, type Command, type Values } from '../command';
 import { OperatorError } from '../operatorError';
 import { operatorScope } from './catalog';
 
 /**
- * `tessera rails set apple|google` and `tessera rails show`. The configuration holds public
- * identifiers, Apple's root certificates (public) and secret references; `show` prints
- * references and certificate fingerprints, never a secret value.
+ * `tessera rails set apple|google` and `tessera rails show`. The checks, the write and its
+ * audit entry, and the view are rails/operatorSettings.ts (the dashboard calls the same); this
+ * file reads the command line and the certificate files.
  */
-const BUNDLE_ID = /^[A-Za-z0-9.-]{1,155}$/;
-const PACKAGE_NAME = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 
 /** A root certificate file, DER or PEM, as the base64 DER the verifier takes. */
 function readRootCertificate(path: string): string {
@@ -22,11 +19,9 @@ function readRootCertificate(path: string): string {
   } catch {
     throw new OperatorError('invalid_argument', `--root-cert ${path}: cannot read the file.`);
   }
-  try {
-    return new X509Certificate(bytes).raw.toString('base64');
-  } catch {
-    throw new OperatorError('invalid_argument', `--root-cert ${path}: not an X.509 certificate (DER or PEM).`);
-  }
+  const base64 = rootCertificateBase64(bytes);
+  if (base64 === null) throw new OperatorError('invalid_argument', `--root-cert ${path}: not an X.509 certificate (DER or PEM).`);
+  return base64;
 }
 
 function appAppleIdOf(values: Values): number | null {
@@ -34,15 +29,6 @@ function appAppleIdOf(values: Values): number | null {
   if (raw === undefined) return null;
   if (!/^[1-9][0-9]{0,15}$/.test(raw)) throw new OperatorError('invalid_argument', '--app-apple-id must be the app’s numeric Apple ID.');
   return Number(raw);
-}
-
-function describeCertificate(base64: string): { subject: string; sha256: string; validTo: string } | { invalid: true } {
-  try {
-    const cert = new X509Certificate(Buffer.from(base64, 'base64'));
-    return { subject: cert.subject, sha256: cert.fingerprint256, validTo: new Date(cert.validTo).toISOString() };
-  } catch {
-    return { invalid: true };
-  }
 }
 
 export const railCommands: Command[] = [
@@ -58,16 +44,12 @@ export const railCommands: Command[] = [
     },
     async run(values, { db, clock }) {
       const bundleId = requireString(values, 'bundle-id');
-      if (!BUNDLE_ID.test(bundleId)) throw new OperatorError('invalid_argument', '--bundle-id must be a bundle identifier (letters, digits, . and -).');
       const appAppleId = appAppleIdOf(values);
       const files = stringList(values, 'root-cert');
+      const rootCertificates = files.length > 0 ? files.map(readRootCertificate) : null;
       const scope = await operatorScope(db, values);
-      const current = (await readRailsConfig(scope)).apple;
-      const rootCertificates = files.length > 0 ? files.map(readRootCertificate) : (current?.rootCertificates ?? []);
-      if (rootCertificates.length === 0) throw new OperatorError('invalid_argument', '--root-cert is required: the App Store’s root certificate(s), e.g. AppleRootCA-G3.cer.');
-      const section: AppleRailConfig = { bundleId, appAppleId, rootCertificates };
-      await writeRailConfig(scope, 'apple', section, clock.now());
-      return { projectId: scope.projectId, env: scope.env, apple: showApple(section) };
+      const { config } = await setAppleRail(scope, { bundleId, appAppleId, rootCertificates }, clock.now());
+      return { projectId: scope.projectId, env: scope.env, apple: describeApple(config.apple!) };
     },
   },
   {
@@ -83,20 +65,14 @@ export const railCommands: Command[] = [
     },
     async run(values, { db, clock }) {
       const packageName = requireString(values, 'package-name');
-      if (!PACKAGE_NAME.test(packageName)) throw new OperatorError('invalid_argument', '--package-name must be an Android package name (com.example.app).');
       const serviceAccountRef = requireString(values, 'service-account-ref');
-      if (serviceAccountRef.trimStart().startsWith('{') || !isSecretRef(serviceAccountRef)) {
-        throw new OperatorError('invalid_argument', '--service-account-ref must name a secret (the service-account JSON stays in the secret manager).');
-      }
       const scope = await operatorScope(db, values);
-      const current = (await readRailsConfig(scope)).google;
-      const pushAudience = optionalString(values, 'push-audience') ?? current?.pushAudience;
-      if (!pushAudience) throw new OperatorError('invalid_argument', '--push-audience is required: the audience set on the Pub/Sub push subscription’s authentication.');
-      const email = optionalString(values, 'push-service-account') ?? current?.pushServiceAccountEmail ?? null;
-      if (email !== null && !/^[^@\s]+@[^@\s]+$/.test(email)) throw new OperatorError('invalid_argument', '--push-service-account must be a service-account email.');
-      const section: GoogleRailConfig = { packageName, serviceAccountRef, pushAudience, pushServiceAccountEmail: email };
-      await writeRailConfig(scope, 'google', section, clock.now());
-      return { projectId: scope.projectId, env: scope.env, google: section };
+      const { config } = await setGoogleRail(
+        scope,
+        { packageName, serviceAccountRef, pushAudience: optionalString(values, 'push-audience'), pushServiceAccountEmail: optionalString(values, 'push-service-account') },
+        clock.now(),
+      );
+      return { projectId: scope.projectId, env: scope.env, google: config.google };
     },
   },
   {
@@ -105,36 +81,7 @@ export const railCommands: Command[] = [
     options: { project: { type: 'string' }, env: { type: 'string' } },
     async run(values, { db }) {
       const scope = await operatorScope(db, values);
-      const config = await readRailsConfig(scope);
-      return {
-        projectId: scope.projectId,
-        env: scope.env,
-        stripe: config.stripe ? { secretKeyRef: config.stripe.secretKeyRef, webhookSecretRef: config.stripe.webhookSecretRef } : null,
-        apple: config.apple ? showApple(config.apple) : null,
-        google: config.google
-          ? {
-              packageName: config.google.packageName,
-              serviceAccountRef: config.google.serviceAccountRef,
-              pushAudience: config.google.pushAudience ?? null,
-              pushServiceAccountEmail: config.google.pushServiceAccountEmail ?? null,
-            }
-          : null,
-        webhooks: {
-          stripe: `/v1/webhooks/stripe/${scope.projectId}`,
-          apple: `/v1/webhooks/apple/${scope.projectId}`,
-          google: `/v1/webhooks/google/${scope.projectId}`,
-        },
-        updatedAt: config.updatedAt ?? null,
-      };
+      return describeRails(scope, await readRailsConfig(scope));
     },
   },
 ];
-
-function showApple(config: AppleRailConfig) {
-  return {
-    bundleId: config.bundleId,
-    appAppleId: config.appAppleId ?? null,
-    rootCertificates: (config.rootCertificates ?? []).map(describeCertificate),
-    verifies: config.appAppleId ? ['Production', 'Sandbox'] : ['Sandbox'],
-  };
-}

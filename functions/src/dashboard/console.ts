@@ -1,0 +1,328 @@
+import type { Firestore } from 'firebase-admin/firestore';
+import { auditRef } from '../audit/append';
+import type { AuditEntry } from '../audit/model';
+import type { OperatorActor } from '../audit/operatorActor';
+import { toPublicAuditEntry } from '../audit/publicShape';
+import { DAY, type Clock } from '../clock';
+import { DomainError } from '../errors/domain';
+import type { GrantDuration } from '../entitlements/durations';
+import { grantManually, revokeManually } from '../entitlements/manualGrants';
+import { GRANTS, type GrantRecord } from '../entitlements/model';
+import { EVENTS, type StoredEvent } from '../events/model';
+import { keepSeparate, listConflicts, mergeConflict } from '../identity/conflicts';
+import { eraseAsOperator } from '../identity/forgetService';
+import { inspectCustomer, type CustomerInspection } from '../identity/inspect';
+import type { IdentityIndexEntry } from '../identity/model';
+import { identityRef } from '../identity/refs';
+import { createKeys, listKeys, revokeKey, rotateKey, type OperatorCall } from '../keys/lifecycle';
+import type { Platform } from '../keys/record';
+import type { AppRecord } from '../projects/model';
+import { createApp } from '../projects/repository';
+import { createOperatorSecretWriter, type SecretWriter } from '../secrets/writer';
+import { readRailsConfig } from '../rails/config';
+import { describeRails, rootCertificateBase64, setAppleRail, setGoogleRail, setStripeRail, type GoogleRailInput } from '../rails/operatorSettings';
+import { symbolicate } from '../sourcemaps/resolve';
+import { EnvScope } from '../store/scope';
+import type { TaskQueue } from '../tasks/queue';
+import { createEndpoint, disableEndpoint, enableEndpoint, listEndpoints, rotateEndpointSecret, type EndpointDeps } from '../webhooks/endpoints';
+import { errorGroups, errorSample, type ErrorGroup } from './errorGroups';
+import type { OperatorGrant } from './model';
+
+/**
+ * What a signed-in operator can do in one project and environment (the grant the request was
+ * authorised for): every action calls the SAME operator service the CLI calls (keys/lifecycle,
+ * projects/repository, identity/conflicts, entitlements/manualGrants, identity/forgetService,
+ * webhooks/endpoints, sourcemaps/resolve), with the operator as the audited actor and the
+ * grant's project and environment as the only partition it can reach. Built per request by the
+ * authenticator; the handle stays private to it.
+ */
+export interface ConsolePorts {
+  clock: Clock;
+  tasks: TaskQueue;
+  /** Where webhook signing secrets are written; by default the CLI's choice (Secret Manager deployed, .secrets.local.json locally). */
+  secrets?: SecretWriter;
+  allowLoopbackWebhooks: boolean;
+}
+
+export class OperatorConsole {
+  readonly scope: EnvScope;
+  private readonly call: OperatorCall;
+
+  constructor(
+    private readonly db: Firestore,
+    readonly grant: OperatorGrant,
+    readonly actor: OperatorActor,
+    private readonly ports: ConsolePorts,
+  ) {
+    this.scope = new EnvScope(db, grant.projectId, grant.env);
+    this.call = { actor, projectId: grant.projectId, env: grant.env };
+  }
+
+  private now(): number {
+    return this.ports.clock.now();
+  }
+
+  // Overview -------------------------------------------------------------------------------
+
+  /**
+   * What the Overview shows until the reporting API (issue 14) lands: counts of the partition's
+   * apps, open conflicts and webhook endpoints, and events and errors per UTC day over the range,
+   * counted from the events store (the newest OVERVIEW_SCAN_LIMIT events of the range).
+   */
+  async overview(days: number) {
+    const now = this.now();
+    const from = startOfUtcDay(now) - (days - 1) * DAY;
+    const [apps, conflicts, endpoints, events] = await Promise.all([
+      this.db.collection('apps').where('projectId', '==', this.grant.projectId).get(),
+      listConflicts(this.db, this.grant.projectId, this.grant.env),
+      listEndpoints(this.scope, now),
+      this.scope.query(this.scope.collection(EVENTS).where('timestamp', '>=', from).orderBy('timestamp', 'desc').limit(OVERVIEW_SCAN_LIMIT).select('timestamp', 'level')),
+    ]);
+    const dayStarts = Array.from({ length: days }, (_, i) => from + i * DAY);
+    const eventsPerDay = dayStarts.map(() => 0);
+    const errorsPerDay = dayStarts.map(() => 0);
+    for (const doc of events.docs) {
+      const index = Math.floor(((doc.get('timestamp') as number) - from) / DAY);
+      if (index < 0 || index >= days) continue;
+      eventsPerDay[index] += 1;
+      if (doc.get('level') === 'error') errorsPerDay[index] += 1;
+    }
+    return {
+      range: { from, to: now, days },
+      counts: { apps: apps.size, openConflicts: conflicts.length, webhookEndpoints: endpoints.length },
+      series: { dayStarts, events: eventsPerDay, errors: errorsPerDay },
+      truncated: events.size >= OVERVIEW_SCAN_LIMIT,
+    };
+  }
+
+  // Apps and keys ---------------------------------------------------------------------------
+
+  /** The project's apps with this environment's keys and key activity (newest activity first). */
+  async apps() {
+    const snapshot = await this.db.collection('apps').where('projectId', '==', this.grant.projectId).get();
+    const apps = snapshot.docs.map((d) => d.data() as AppRecord).sort((a, b) => a.createdAt - b.createdAt || a.appId.localeCompare(b.appId));
+    const now = this.now();
+    return Promise.all(
+      apps.map(async (app) => {
+        const { keys, activity } = await listKeys(this.db, app.appId, now);
+        return {
+          appId: app.appId,
+          name: app.name,
+          platform: app.platform,
+          allowedOrigins: app.allowedOrigins,
+          bundleId: app.bundleId,
+          packageName: app.packageName,
+          archived: app.archived,
+          createdAt: app.createdAt,
+          keys: keys.filter((k) => k.env === this.grant.env),
+          activity: activity.filter((a) => a.env === this.grant.env).reverse(),
+        };
+      }),
+    );
+  }
+
+  async createApp(input: { platform: Platform; name?: string; allowedOrigins: string[]; bundleId?: string; packageName?: string }) {
+    const app = await createApp(this.db, { projectId: this.grant.projectId, ...input }, this.now(), undefined, this.actor);
+    return { appId: app.appId, name: app.name, platform: app.platform, auditEventId: app.auditEventId ?? null };
+  }
+
+  /** Both keys of this environment; the plaintexts are in this answer only. */
+  createKeys(appId: string) {
+    return createKeys(this.db, { appId, env: this.grant.env }, this.now(), this.call);
+  }
+
+  rotateKey(keyId: string, graceMs: number) {
+    return rotateKey(this.db, keyId, graceMs, this.now(), this.call);
+  }
+
+  revokeKey(keyId: string) {
+    return revokeKey(this.db, keyId, this.now(), this.call);
+  }
+
+  // Customers -------------------------------------------------------------------------------
+
+  /**
+   * Customers matching a `cdcust_` id, a developer user id, an anonymous id or an email (each
+   * an exact match; identity lookups are document reads by id, email a query).
+   */
+  async findCustomers(query: string): Promise<{ customerId: string; matchedBy: string }[]> {
+    const found = new Map<string, string>();
+    if (query.startsWith('cdcust_')) {
+      const snapshot = await this.scope.get(this.scope.doc('customers', query));
+      if (snapshot.exists) found.set(query, 'customer id');
+    }
+    const [developer, anonymous] = await Promise.all([this.identity('developer', query), this.identity('anonymous', query)]);
+    if (developer) found.set(developer, found.get(developer) ?? 'user id');
+    if (anonymous) found.set(anonymous, found.get(anonymous) ?? 'anonymous id');
+    if (query.includes('@')) {
+      const byEmail = await this.scope.query(this.scope.collection('customers').where('email', '==', query).limit(20));
+      for (const doc of byEmail.docs) if (!found.has(doc.id)) found.set(doc.id, 'email');
+    }
+    return [...found].map(([customerId, matchedBy]) => ({ customerId, matchedBy }));
+  }
+
+  private async identity(kind: 'developer' | 'anonymous', id: string): Promise<string | null> {
+    if (id.length === 0 || id.length > 256 || id.includes('/')) return null;
+    const snapshot = await this.scope.get(identityRef(this.scope, kind, id));
+    return snapshot.exists ? (snapshot.data() as IdentityIndexEntry).customerId : null;
+  }
+
+  /** One customer: identities, traits, active and past grants, audit trail, recent events. */
+  async customer(customerId: string): Promise<CustomerInspection & { grants: GrantRecord[]; audit: ReturnType<typeof toPublicAuditEntry>[]; recentEvents: RecentEvent[] }> {
+    const inspection = await inspectCustomer(this.db, this.grant.projectId, this.grant.env, { customerId }, this.now());
+    const [grants, audit, events] = await Promise.all([
+      this.scope.query(this.scope.collection(GRANTS).where('customerId', '==', customerId)),
+      this.scope.query(this.scope.collection('audit').where('customerId', '==', customerId).limit(200)),
+      this.scope.query(this.scope.collection(EVENTS).where('serviceCustomerId', '==', customerId).limit(200)),
+    ]);
+    return {
+      ...inspection,
+      grants: grants.docs.map((d) => d.data() as GrantRecord).sort((a, b) => b.createdAt - a.createdAt || a.grantId.localeCompare(b.grantId)),
+      audit: audit.docs
+        .map((d) => d.data() as AuditEntry)
+        .sort((a, b) => b.processedAt - a.processedAt || a.eventId.localeCompare(b.eventId))
+        .map(toPublicAuditEntry),
+      recentEvents: events.docs
+        .map((d) => d.data() as StoredEvent)
+        .sort((a, b) => b.timestamp - a.timestamp)
+        .slice(0, 25)
+        .map(recentEvent),
+    };
+  }
+
+  grantEntitlement(customerId: string, entitlementKey: string, duration: GrantDuration, reason: string) {
+    return grantManually(this.scope, { customerId, entitlementKey, duration, reason }, this.grantActor(), this.now());
+  }
+
+  revokeEntitlement(customerId: string, entitlementKey: string, reason: string) {
+    return revokeManually(this.scope, { customerId, entitlementKey, reason }, this.grantActor(), this.now());
+  }
+
+  async erase(customerId: string) {
+    const snapshot = await this.scope.get(this.scope.doc('customers', customerId));
+    if (!snapshot.exists) throw new DomainError('not_found', `No customer ${customerId} in this project and environment.`);
+    return eraseAsOperator(this.ports.tasks, this.scope, customerId, this.actor, this.now());
+  }
+
+  private grantActor() {
+    return { requestId: this.actor.requestId ?? '', operator: this.actor.operator ?? this.grant.identity.email };
+  }
+
+  // Conflicts -------------------------------------------------------------------------------
+
+  /** Open conflicts, each with its customers side by side (a customer gone since is null). */
+  async conflicts() {
+    const open = await listConflicts(this.db, this.grant.projectId, this.grant.env);
+    const now = this.now();
+    return Promise.all(
+      open.map(async (conflict) => ({
+        ...conflict,
+        customers: await Promise.all(
+          [conflict.canonicalCustomerId, ...conflict.otherCustomerIds].map((customerId) =>
+            inspectCustomer(this.db, this.grant.projectId, this.grant.env, { customerId }, now).catch((err: unknown) => {
+              if (err instanceof DomainError && err.code === 'not_found') return null;
+              throw err;
+            }),
+          ),
+        ),
+      })),
+    );
+  }
+
+  resolveConflict(conflictId: string, decision: 'merge' | 'keep_separate') {
+    const within = { projectId: this.grant.projectId, env: this.grant.env };
+    return decision === 'merge' ? mergeConflict(this.db, conflictId, this.now(), this.actor, within) : keepSeparate(this.db, conflictId, this.now(), this.actor, within);
+  }
+
+  // Rails ----------------------------------------------------------------------------------
+
+  async rails() {
+    return describeRails(this.scope, await readRailsConfig(this.scope));
+  }
+
+  async setStripeRail(input: { secretKeyRef: string; webhookSecretRef: string }) {
+    const { auditEventId } = await setStripeRail(this.scope, input, this.now(), this.actor);
+    return { rails: await this.rails(), auditEventId };
+  }
+
+  /** Root certificates arrive as PEM or base64 DER text; none keeps the configured ones. */
+  async setAppleRail(input: { bundleId: string; appAppleId: number | null; rootCertificates: string[] }) {
+    const rootCertificates = input.rootCertificates.map((text, i) => {
+      const trimmed = text.trim();
+      const base64 = rootCertificateBase64(trimmed.startsWith('-----BEGIN') ? Buffer.from(trimmed, 'utf8') : Buffer.from(trimmed, 'base64'));
+      if (base64 === null) throw new DomainError('invalid_argument', `rootCertificates[${i}] is not an X.509 certificate (PEM or base64 DER).`);
+      return base64;
+    });
+    const { auditEventId } = await setAppleRail(this.scope, { bundleId: input.bundleId, appAppleId: input.appAppleId, rootCertificates }, this.now(), this.actor);
+    return { rails: await this.rails(), auditEventId };
+  }
+
+  async setGoogleRail(input: GoogleRailInput) {
+    const { auditEventId } = await setGoogleRail(this.scope, input, this.now(), this.actor);
+    return { rails: await this.rails(), auditEventId };
+  }
+
+  // Audit -----------------------------------------------------------------------------------
+
+  async auditEntry(eventId: string) {
+    const snapshot = await this.scope.get(auditRef(this.scope, eventId));
+    const entry = snapshot.exists ? (snapshot.data() as AuditEntry) : null;
+    if (!entry || entry.projectId !== this.grant.projectId || entry.env !== this.grant.env) throw new DomainError('not_found', `No audit entry ${eventId} in this project and environment.`);
+    return toPublicAuditEntry(entry);
+  }
+
+  // Errors ----------------------------------------------------------------------------------
+
+  errorGroups(): Promise<ErrorGroup[]> {
+    return errorGroups(this.scope);
+  }
+
+  /** The newest event of a fingerprint, its stack symbolicated against its release's source maps. */
+  async errorSample(fingerprint: string) {
+    const sample = await errorSample(this.scope, fingerprint);
+    if (!sample) throw new DomainError('not_found', `No error event with fingerprint ${fingerprint} in this project and environment.`);
+    const symbolicated = sample.release && sample.stack ? await symbolicate(this.scope, sample.release, sample.stack) : null;
+    return { ...sample, symbolicated };
+  }
+
+  // Webhook endpoints -----------------------------------------------------------------------
+
+  private endpointDeps(): EndpointDeps {
+    return { secrets: this.ports.secrets ?? createOperatorSecretWriter(), now: this.now(), surface: 'dashboard', operator: this.actor.operator ?? undefined };
+  }
+
+  webhookEndpoints() {
+    return listEndpoints(this.scope, this.now());
+  }
+
+  createWebhookEndpoint(url: string, eventTypes: string[]) {
+    return createEndpoint(this.scope, { url, eventTypes, allowLoopbackHttp: this.ports.allowLoopbackWebhooks }, this.endpointDeps());
+  }
+
+  disableWebhookEndpoint(endpointId: string, note: string | null) {
+    return disableEndpoint(this.scope, endpointId, note, this.endpointDeps());
+  }
+
+  enableWebhookEndpoint(endpointId: string) {
+    return enableEndpoint(this.scope, endpointId, this.endpointDeps());
+  }
+
+  rotateWebhookSecret(endpointId: string, graceMs: number) {
+    return rotateEndpointSecret(this.scope, endpointId, graceMs, this.endpointDeps());
+  }
+}
+
+export const OVERVIEW_SCAN_LIMIT = 5000;
+
+const startOfUtcDay = (ms: number): number => ms - (ms % DAY);
+
+export interface RecentEvent {
+  eventId: string;
+  name: string;
+  level: string | null;
+  timestamp: number;
+  appId: string;
+  platform: Platform;
+}
+
+const recentEvent = (e: StoredEvent): RecentEvent => ({ eventId: e.eventId, name: e.name, level: e.level, timestamp: e.timestamp, appId: e.appId, platform: e.platform });

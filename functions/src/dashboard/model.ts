@@ -1,0 +1,46 @@
+import type { Env } from '../store/env';
+
+/**
+ * Operators of a project, at `projects/{projectId}/operators/{email}` (the email lower-cased):
+ * who may use the dashboard for that project and with which role. A viewer reads; an admin also
+ * changes things. Granted by `tessera operators add`, never by the dashboard itself.
+ */
+export const OPERATORS = 'operators';
+
+export const OPERATOR_ROLES = ['viewer', 'admin'] as const;
+export type OperatorRole = (typeof OPERATOR_ROLES)[number];
+
+export interface OperatorRecord {
+  email: string;
+  projectId: string;
+  role: OperatorRole;
+  addedAt: number;
+  updatedAt: number;
+}
+
+/** Who is signed in: a Firebase Authentication user (deployed) or the local stack's operator. */
+export interface OperatorIdentity {
+  email: string;
+  uid: string;
+  via: 'firebase' | 'local';
+}
+
+/** The authenticated operator of a request, with the project, environment and role it acts in. */
+export interface OperatorGrant {
+  identity: OperatorIdentity;
+  projectId: string;
+  env: Env;
+  role: OperatorRole;
+}
+
+export const isOperatorRole = (value: unknown): value is OperatorRole => value === 'viewer' || value === 'admin';
+
+export const roleAllows = (held: OperatorRole, needed: OperatorRole): boolean => held === 'admin' || needed === 'viewer';
+
+/** Emails are compared lower-cased (Firebase Authentication treats them case-insensitively). */
+export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+export const EMAIL_PATTERN = /^[^@\s/]{1,128}@[^@\s/]{1,253}$/;
+
+/** The operator of `npm start`: signed in with the printed link, admin of every local project. */
+export const LOCAL_OPERATOR: OperatorIdentity = { email: 'local-operator@localhost', uid: 'local', via: 'local' };

@@ -1,0 +1,41 @@
+import type { CompiledRoute } from '../http/route';
+import { appsRoute, createAppRoute, createKeysRoute, revokeKeyRoute, rotateKeyRoute } from './routes/apps';
+import { auditEntryRoute } from './routes/audit';
+import { conflictsRoute, resolveConflictRoute } from './routes/conflicts';
+import { customerRoute, eraseRoute, grantRoute, revokeRoute, searchCustomersRoute } from './routes/customers';
+import { errorGroupsRoute, errorSampleRoute } from './routes/errors';
+import { overviewRoute } from './routes/overview';
+import { railsRoute, setAppleRailRoute, setGoogleRailRoute, setStripeRailRoute } from './routes/rails';
+import { localLoginRoute, sessionRoute } from './routes/session';
+import { createEndpointRoute, disableEndpointRoute, enableEndpointRoute, rotateSecretRoute, webhookEndpointsRoute } from './routes/webhooks';
+
+/** The `dashboardApi` group: the operator dashboard's API (README.md). */
+export const dashboardRoutes: CompiledRoute[] = [
+  localLoginRoute,
+  sessionRoute,
+  overviewRoute,
+  appsRoute,
+  createAppRoute,
+  createKeysRoute,
+  rotateKeyRoute,
+  revokeKeyRoute,
+  searchCustomersRoute,
+  customerRoute,
+  grantRoute,
+  revokeRoute,
+  eraseRoute,
+  conflictsRoute,
+  resolveConflictRoute,
+  railsRoute,
+  setStripeRailRoute,
+  setAppleRailRoute,
+  setGoogleRailRoute,
+  auditEntryRoute,
+  errorGroupsRoute,
+  errorSampleRoute,
+  webhookEndpointsRoute,
+  createEndpointRoute,
+  disableEndpointRoute,
+  enableEndpointRoute,
+  rotateSecretRoute,
+];

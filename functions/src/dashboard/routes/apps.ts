@@ -1,0 +1,94 @@
+import type { JSONSchemaType } from 'ajv';
+import { HOUR } from '../../clock';
+import { invalidParam } from '../../http/errors';
+import { route } from '../../http/route';
+import { PLATFORMS, type Platform } from '../../keys/record';
+import { IN_PROJECT, NO_STORE, reply } from './paths';
+
+/** Apps and keys: the project's apps with this environment's keys and their activity; create, rotate, revoke. */
+
+export const appsRoute = route({
+  method: 'GET',
+  path: `${IN_PROJECT}/apps`,
+  key: 'operator',
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.apps()),
+});
+
+export interface CreateAppBody {
+  platform: Platform;
+  name?: string;
+  allowedOrigins?: string[];
+  bundleId?: string;
+  packageName?: string;
+}
+
+export const createAppSchema: JSONSchemaType<CreateAppBody> = {
+  type: 'object',
+  required: ['platform'],
+  properties: {
+    platform: { type: 'string', enum: [...PLATFORMS] },
+    name: { type: 'string', nullable: true, minLength: 1, maxLength: 100 },
+    allowedOrigins: { type: 'array', nullable: true, maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 300, pattern: '^https?://' } },
+    bundleId: { type: 'string', nullable: true, minLength: 1, maxLength: 155, pattern: '^[A-Za-z0-9.-]+$' },
+    packageName: { type: 'string', nullable: true, minLength: 1, maxLength: 255, pattern: '^[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)+$' },
+  },
+};
+
+export const createAppRoute = route<CreateAppBody>({
+  method: 'POST',
+  path: `${IN_PROJECT}/apps`,
+  key: 'operator',
+  body: createAppSchema,
+  cacheControl: NO_STORE,
+  handler: async (ctx) => {
+    const { platform, name, allowedOrigins, bundleId, packageName } = ctx.body;
+    return reply(await ctx.operator.console.createApp({ platform, name, allowedOrigins: allowedOrigins ?? [], bundleId, packageName }));
+  },
+});
+
+/** Both keys of the path's environment; the plaintexts are in this answer only. */
+export const createKeysRoute = route({
+  method: 'POST',
+  path: `${IN_PROJECT}/apps/:appId/keys`,
+  key: 'operator',
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.createKeys(ctx.params.appId ?? '')),
+});
+
+/** Keys are named by id in paths, never by their plaintext (paths are logged). */
+function keyIdParam(value: string | undefined): string {
+  if (!value || !/^key_[A-Za-z0-9]{1,64}$/.test(value)) throw invalidParam('The path must name a key by its id (key_…).');
+  return value;
+}
+
+/** The grace chooser's choices (the CLI's default is 7 days). */
+export const ROTATION_GRACES = { '0': 0, '1h': HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR } as const;
+export type RotationGrace = keyof typeof ROTATION_GRACES;
+
+export interface RotateKeyBody {
+  grace: RotationGrace;
+}
+
+export const rotateKeySchema: JSONSchemaType<RotateKeyBody> = {
+  type: 'object',
+  required: ['grace'],
+  properties: { grace: { type: 'string', enum: Object.keys(ROTATION_GRACES) as RotationGrace[] } },
+};
+
+export const rotateKeyRoute = route<RotateKeyBody>({
+  method: 'POST',
+  path: `${IN_PROJECT}/keys/:keyId/rotate`,
+  key: 'operator',
+  body: rotateKeySchema,
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.rotateKey(keyIdParam(ctx.params.keyId), ROTATION_GRACES[ctx.body.grace])),
+});
+
+export const revokeKeyRoute = route({
+  method: 'POST',
+  path: `${IN_PROJECT}/keys/:keyId/revoke`,
+  key: 'operator',
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.revokeKey(keyIdParam(ctx.params.keyId))),
+});

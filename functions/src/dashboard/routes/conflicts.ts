@@ -1,0 +1,32 @@
+import type { JSONSchemaType } from 'ajv';
+import { route } from '../../http/route';
+import { IN_PROJECT, NO_STORE, reply } from './paths';
+
+/** The review queue of identity conflicts: both customers side by side; merge or keep separate. */
+
+export const conflictsRoute = route({
+  method: 'GET',
+  path: `${IN_PROJECT}/conflicts`,
+  key: 'operator',
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.conflicts()),
+});
+
+export interface ResolveBody {
+  decision: 'merge' | 'keep_separate';
+}
+
+export const resolveSchema: JSONSchemaType<ResolveBody> = {
+  type: 'object',
+  required: ['decision'],
+  properties: { decision: { type: 'string', enum: ['merge', 'keep_separate'] } },
+};
+
+export const resolveConflictRoute = route<ResolveBody>({
+  method: 'POST',
+  path: `${IN_PROJECT}/conflicts/:conflictId/resolve`,
+  key: 'operator',
+  body: resolveSchema,
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.resolveConflict(ctx.params.conflictId ?? '', ctx.body.decision)),
+});

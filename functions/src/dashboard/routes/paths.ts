@@ -1,0 +1,10 @@
+/** Every dashboard route lives under this prefix (Hosting rewrites `/dashboard-api/**` and `/v1/dashboard-api/**`). */
+export const DASHBOARD_API = '/v1/dashboard-api';
+
+/** Routes inside a project: the environment is always explicit, and the scope is that partition. */
+export const IN_PROJECT = `${DASHBOARD_API}/projects/:projectId/:env`;
+
+/** The answer of every dashboard read and change: `{ data }` (errors use the shared envelope). */
+export const reply = <T>(data: T) => ({ body: { data } });
+
+export const NO_STORE = 'private, no-store';

@@ -1,0 +1,90 @@
+import type { JSONSchemaType } from 'ajv';
+import { HOUR } from '../../clock';
+import { route } from '../../http/route';
+import { IN_PROJECT, NO_STORE, reply } from './paths';
+
+/**
+ * Webhook endpoints of the path's environment (webhooks/endpoints.ts, as the CLI): list,
+ * register (the signing secret shown once), disable, enable, rotate the secret with a grace.
+ * Deliveries, replay and the test event come with the delivery work (issue 13).
+ */
+
+export const webhookEndpointsRoute = route({
+  method: 'GET',
+  path: `${IN_PROJECT}/webhooks`,
+  key: 'operator',
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.webhookEndpoints()),
+});
+
+export interface CreateEndpointBody {
+  url: string;
+  eventTypes?: string[];
+}
+
+export const createEndpointSchema: JSONSchemaType<CreateEndpointBody> = {
+  type: 'object',
+  required: ['url'],
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2048 },
+    eventTypes: { type: 'array', nullable: true, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 64 } },
+  },
+};
+
+export const createEndpointRoute = route<CreateEndpointBody>({
+  method: 'POST',
+  path: `${IN_PROJECT}/webhooks`,
+  key: 'operator',
+  body: createEndpointSchema,
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.createWebhookEndpoint(ctx.body.url, ctx.body.eventTypes ?? [])),
+});
+
+export interface DisableBody {
+  note?: string | null;
+}
+
+export const disableSchema: JSONSchemaType<DisableBody> = {
+  type: 'object',
+  required: [],
+  properties: { note: { type: 'string', nullable: true, maxLength: 500 } },
+};
+
+export const disableEndpointRoute = route<DisableBody>({
+  method: 'POST',
+  path: `${IN_PROJECT}/webhooks/:endpointId/disable`,
+  key: 'operator',
+  body: disableSchema,
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.disableWebhookEndpoint(ctx.params.endpointId ?? '', ctx.body.note ?? null)),
+});
+
+export const enableEndpointRoute = route({
+  method: 'POST',
+  path: `${IN_PROJECT}/webhooks/:endpointId/enable`,
+  key: 'operator',
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.enableWebhookEndpoint(ctx.params.endpointId ?? '')),
+});
+
+export const SECRET_GRACES = { '0': 0, '1h': HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR } as const;
+export type SecretGrace = keyof typeof SECRET_GRACES;
+
+export interface RotateSecretBody {
+  grace: SecretGrace;
+}
+
+export const rotateSecretSchema: JSONSchemaType<RotateSecretBody> = {
+  type: 'object',
+  required: ['grace'],
+  properties: { grace: { type: 'string', enum: Object.keys(SECRET_GRACES) as SecretGrace[] } },
+};
+
+export const rotateSecretRoute = route<RotateSecretBody>({
+  method: 'POST',
+  path: `${IN_PROJECT}/webhooks/:endpointId/rotate-secret`,
+  key: 'operator',
+  body: rotateSecretSchema,
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.rotateWebhookSecret(ctx.params.endpointId ?? '', SECRET_GRACES[ctx.body.grace])),
+});
