@@ -10,6 +10,7 @@ import { InProcessTaskQueue } from '../tasks/inProcessQueue';
 import type { TaskQueue } from '../tasks/queue';
 import { firestoreLiveness, type LivenessRecorder } from '../sdk/liveness';
 import { createSecretStore, type SecretStore } from '../secrets/store';
+import type { SecretWriter } from '../secrets/writer';
 import { createRailEdges, railStandIns, type RailEdgeOverrides, type RailEdges } from '../rails/edges';
 import { JoseIdTokenVerifier, type IdTokenVerifier } from '../identity/idTokens';
 import { OperatorAuthenticator } from '../dashboard/authenticator';
@@ -57,6 +58,8 @@ export interface DepsOverrides {
   idTokens?: IdTokenVerifier;
   /** How dashboard sign-in tokens are verified (tests: firebase-admin against a local certificate server). */
   operatorTokens?: OperatorTokenVerifier;
+  /** Where the dashboard writes webhook signing secrets (tests: a temporary file). */
+  operatorSecrets?: SecretWriter;
 }
 
 export function createDeps(overrides: DepsOverrides = {}): RootDeps {
@@ -68,7 +71,7 @@ export function createDeps(overrides: DepsOverrides = {}): RootDeps {
   );
   const tasks = overrides.tasks ?? new InProcessTaskQueue();
   const deps: RootDeps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails, settings),
-    operators: new OperatorAuthenticator(db, { clock, tasks, tokens: overrides.operatorTokens ?? firebaseIdTokenVerifier(), allowLoopbackWebhooks: settings.webhooksAllowLoopback }) };
+    operators: new OperatorAuthenticator(db, { clock, tasks, tokens: overrides.operatorTokens ?? firebaseIdTokenVerifier(), allowLoopbackWebhooks: settings.webhooksAllowLoopback, secrets: overrides.operatorSecrets }) };
   logs.started(describeSettings(settings));
   const standIns = railStandIns(deps.rails);
   if (standIns.length > 0) logs.railStandIns(standIns);
