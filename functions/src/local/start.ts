@@ -51,7 +51,10 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const tasks = new InProcessTaskQueue();
   const deps = createDeps({ tasks });
   const demo = await seedDemo(deps.db, readDemoSpec(DEMO_SPEC), deps.clock.now());
-  const server = createServer(createApiApp(ALL_ROUTES, deps));
+  const { withHostingPublic } = await import('./hosting');
+  const server = createServer(withHostingPublic(createApiApp(ALL_ROUTES, deps)));
+  // The dashboard's one-time login link: valid for this run only (dashboard/README.md).
+  const loginToken = deps.operators.enableLocalLogin();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${port}`;
   writeFileSync(RUNNING_FILE, JSON.stringify({ baseUrl, firestoreEmulatorHost: emulator.host, gcloudProject: process.env.GCLOUD_PROJECT, pid: process.pid }, null, 2));
@@ -66,6 +69,7 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
       console.log(`          secret      ${a.keys[env].secret}`);
     }
   }
+  console.log(`\nDashboard (sign-in link valid for this run): ${baseUrl}/dashboard/#login=${loginToken}`);
   for (const standIn of railStandIns(deps.rails)) console.warn(`\n!! Rail stand-in: ${standIn}`);
   console.log('\nCtrl-C stops everything (state is kept; npm start -- --fresh starts clean).');
 

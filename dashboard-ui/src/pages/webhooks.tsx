@@ -1,0 +1,133 @@
+import { useState } from 'preact/hooks';
+import { call, inProject } from '../api';
+import { linkTo, type PageProps } from '../context';
+import { AuditLink, ErrorBox, Field, OnceSecret, Show, Time, useAction, useResource } from '../ui';
+
+interface Endpoint {
+  endpointId: string;
+  url: string;
+  eventTypes: string[];
+  allEventTypes: boolean;
+  enabled: boolean;
+  disabled: { reason: string; note: string | null; at: number } | null;
+  createdAt: number;
+  secretGeneration: number;
+  previousSecret: { generation: number; expiresAt: number } | null;
+}
+
+const EVENT_TYPES = ['entitlement.granted', 'entitlement.renewed', 'entitlement.revoked', 'entitlement.expired', 'entitlement.refunded', 'customer.merged', 'customer.erased'];
+
+/**
+ * Endpoints of this environment: register (signing secret shown once), disable / enable, rotate
+ * the secret with a grace. Deliveries, replay and the test event arrive with outbound delivery.
+ */
+export function WebhooksPage(props: PageProps) {
+  const [endpoints, reload] = useResource<Endpoint[]>(inProject(props.projectId, props.env, '/webhooks'));
+  const [secret, setSecret] = useState<{ label: string; value: string; auditEventId: string } | null>(null);
+  return (
+    <section>
+      {secret && (
+        <>
+          <OnceSecret label={secret.label} value={secret.value} onDone={() => setSecret(null)} />
+          <AuditLink eventId={secret.auditEventId} base={linkTo(props, 'audit')} />
+        </>
+      )}
+      {props.canChange && <CreateEndpoint page={props} onCreated={(s) => (setSecret(s), reload())} />}
+      <Show resource={endpoints} empty={(list) => list.length === 0} emptyText={`No ${props.env} webhook endpoints.`}>
+        {(list) => list.map((e) => <EndpointCard key={e.endpointId} endpoint={e} page={props} onChanged={reload} onSecret={setSecret} />)}
+      </Show>
+    </section>
+  );
+}
+
+function CreateEndpoint({ page, onCreated }: { page: PageProps; onCreated: (s: { label: string; value: string; auditEventId: string }) => void }) {
+  const [url, setUrl] = useState('');
+  const [types, setTypes] = useState<string[]>([]);
+  const action = useAction(() => call<{ endpoint: Endpoint; secret: string; auditEventId: string }>('POST', inProject(page.projectId, page.env, '/webhooks'), { url, eventTypes: types }));
+  return (
+    <form
+      class="card form-grid"
+      aria-label="Register a webhook endpoint"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const result = await action.act();
+        if (result) {
+          setUrl('');
+          onCreated({ label: `Signing secret of ${result.endpoint.endpointId}`, value: result.secret, auditEventId: result.auditEventId });
+        }
+      }}
+    >
+      <h2>Register an endpoint</h2>
+      <Field label="Endpoint URL" hint="https to a public address.">
+        {(id) => <input id={id} type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />}
+      </Field>
+      <fieldset>
+        <legend>Event types (none checked: every type)</legend>
+        {EVENT_TYPES.map((type) => (
+          <label class="check">
+            <input type="checkbox" checked={types.includes(type)} onChange={(e) => setTypes(e.currentTarget.checked ? [...types, type] : types.filter((t) => t !== type))} /> {type}
+          </label>
+        ))}
+      </fieldset>
+      <div>
+        <button type="submit" disabled={action.busy}>
+          Register endpoint
+        </button>
+      </div>
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
+function EndpointCard({ endpoint, page, onChanged, onSecret }: { endpoint: Endpoint; page: PageProps; onChanged: () => void; onSecret: (s: { label: string; value: string; auditEventId: string }) => void }) {
+  const [grace, setGrace] = useState('24h');
+  const base = (path: string) => inProject(page.projectId, page.env, `/webhooks/${endpoint.endpointId}${path}`);
+  const toggle = useAction(() => call('POST', base(endpoint.enabled ? '/disable' : '/enable'), {}));
+  const rotate = useAction(() => call<{ secret: string; auditEventId: string }>('POST', base('/rotate-secret'), { grace }));
+  return (
+    <article class="card" data-endpoint-id={endpoint.endpointId}>
+      <h2>
+        <code>{endpoint.url}</code> <span class={`state state-${endpoint.enabled ? 'active' : 'disabled'}`}>{endpoint.enabled ? 'enabled' : 'disabled'}</span>
+      </h2>
+      <p class="muted">
+        {endpoint.endpointId} · {endpoint.allEventTypes ? 'every event type' : endpoint.eventTypes.join(', ')} · created <Time ms={endpoint.createdAt} /> · secret generation {endpoint.secretGeneration}
+        {endpoint.previousSecret && (
+          <>
+            {' '}
+            (previous signs until <Time ms={endpoint.previousSecret.expiresAt} />)
+          </>
+        )}
+      </p>
+      {page.canChange && (
+        <div class="inline-form">
+          <button type="button" disabled={toggle.busy} onClick={async () => (await toggle.act()) && onChanged()}>
+            {endpoint.enabled ? 'Disable' : 'Enable'}
+          </button>
+          <label>
+            Grace for the old secret{' '}
+            <select value={grace} onChange={(e) => setGrace(e.currentTarget.value)}>
+              <option value="24h">24 hours</option>
+              <option value="1h">1 hour</option>
+              <option value="7d">7 days</option>
+              <option value="0">None</option>
+            </select>
+          </label>
+          <button
+            type="button"
+            disabled={rotate.busy}
+            onClick={async () => {
+              const result = await rotate.act();
+              if (result) {
+                onSecret({ label: `New signing secret of ${endpoint.endpointId}`, value: result.secret, auditEventId: result.auditEventId });
+                onChanged();
+              }
+            }}
+          >
+            Rotate secret
+          </button>
+        </div>
+      )}
+      <ErrorBox error={toggle.error ?? rotate.error} />
+    </article>
+  );
+}
