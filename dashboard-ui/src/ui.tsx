@@ -16,7 +16,9 @@ export function useResource<T>(path: string | null): [Resource<T>, () => void] {
   useEffect(() => {
     if (path === null) return;
     let live = true;
-    setResource({ state: 'loading', path });
+    // A reload of the same path keeps showing its data until the new answer arrives (forms below
+    // keep their state); a different path (another environment, customer, …) starts from loading.
+    setResource((current) => (current.path === path && current.state === 'ready' ? current : { state: 'loading', path }));
     call<T>('GET', path).then(
       (data) => live && setResource({ state: 'ready', data, path }),
       (error: unknown) => live && setResource({ state: 'error', error: asFailure(error), path }),
@@ -123,7 +125,7 @@ export function OnceSecret({ label, value, onDone }: { label: string; value: str
 
 export const AuditLink = ({ eventId, base }: { eventId: string | null | undefined; base: string }) =>
   eventId ? (
-    <a class="audit-link" href={`${base}/audit/${encodeURIComponent(eventId)}`}>
+    <a class="audit-link" href={`${base}/${encodeURIComponent(eventId)}`}>
       audit {eventId}
     </a>
   ) : null;

@@ -212,7 +212,7 @@ function KeyRowView({ row, page, onChanged, onSecret }: { row: KeyRow; page: Pag
         <code>{row.key}</code>
       </td>
       <td>
-        <span class={`state state-${row.state}`}>{row.state}</span>
+        <span class={`state state-${row.state}`}>{row.state === 'grace' ? 'in grace (rotated)' : row.state}</span>
       </td>
       <td>
         <Time ms={row.createdAt} />

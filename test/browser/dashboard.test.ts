@@ -1,0 +1,236 @@
+/**
+ * Guarantees of the dashboard in a real browser (Debian's Chromium, headless, driven by
+ * playwright-core) against `npm start`'s stack: the one-time local link signs in; an operator
+ * creates an app and its keys (the secret shown once), rotates with a chosen grace, revokes and
+ * sees the key-activity list; finds a customer, grants and revokes with a reason and sees the
+ * audit entry; resolves a conflict side by side; opens an error's symbolicated stack; and the
+ * environment switch is always visible, test is marked, and a test view never shows live data.
+ * With DASHBOARD_SCREENSHOTS=1 each page is saved under docs/dashboard/ (the README shows them).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { linkMigratedUser } from '../../functions/src/identity/repository';
+import { db } from '../../functions/src/store/firestore';
+import { EnvScope } from '../../functions/src/store/scope';
+import { launchChromium, startLocalStack, type LocalStack } from './stack';
+
+jest.setTimeout(120_000);
+
+const PROJECT = 'proj_demo';
+const IOS = { test: 'cd_pub_test_demoIosOEG7YlH3lZL2X96H5KHcSo1Y', live: 'cd_pub_live_demoIosq7oIX1d2iXf1Glt3K85HTiLy' };
+const WEB_TEST_SECRET = 'cd_sk_test_demoWeba8YRuitN1UQGa19ODpwiZ5s4';
+const SHOTS = process.env.DASHBOARD_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'dashboard') : null;
+const run = Date.now().toString(36);
+
+let stack: LocalStack;
+let browser: BrowserContext;
+let page: Page;
+
+async function api(path: string, key: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${stack.baseUrl}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const json = (await res.json()) as any;
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+const identify = (env: 'test' | 'live', body: object) => api('/v1/identify', IOS[env], body, { 'X-Service-Bundle-Id': 'com.example.tessera.demo' });
+
+const go = async (env: 'test' | 'live', path: string) => {
+  await page.goto(`${stack.baseUrl}/dashboard/#/${PROJECT}/${env}/${path}`);
+};
+const shot = async (name: string) => {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+};
+const main = () => page.locator('main#main');
+
+beforeAll(async () => {
+  stack = await startLocalStack();
+  browser = await launchChromium();
+  page = await browser.newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+it('signs in with the local link and lands on the Overview, test mode marked', async () => {
+  await page.goto(stack.loginLink);
+  await page.getByRole('heading', { name: /Overview/ }).waitFor();
+  expect(page.url()).not.toContain('login='); // the link's token leaves the address bar
+  await page.getByTestId('test-banner').waitFor();
+  expect(await page.getByRole('radio', { name: 'Test' }).isChecked()).toBe(true);
+  await go('test', 'overview');
+  await main().getByText('apps', { exact: false }).first().waitFor();
+});
+
+it('creates an app and its keys, rotates with a grace, revokes, and shows the key activity', async () => {
+  await go('test', 'apps');
+  const form = page.getByRole('form', { name: 'Create an app' });
+  await form.getByLabel('Platform').selectOption('web');
+  await form.getByLabel('Name').fill(`Browser web ${run}`);
+  await form.getByLabel('Allowed origins').fill('https://browser.example.com');
+  await form.getByRole('button', { name: 'Create app' }).click();
+  const card = page.locator('article.app', { hasText: `Browser web ${run}` });
+  await card.getByRole('button', { name: 'Create test keys' }).click();
+  const secret = page.getByTestId('once-secret');
+  await secret.waitFor();
+  expect(await secret.textContent()).toMatch(/^cd_sk_test_/);
+  const firstSecret = (await secret.textContent())!;
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await secret.waitFor({ state: 'detached' });
+  expect(await page.content()).not.toContain(firstSecret); // shown once
+
+  const activeSecret = () => card.locator('tr', { has: page.locator('span.state-active') }).filter({ hasText: 'cd_sk_test_' });
+  const secretRow = activeSecret();
+  await secretRow.getByRole('combobox').selectOption('1h');
+  await secretRow.getByRole('button', { name: 'Rotate' }).click();
+  await secret.waitFor();
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await card.locator('span.state-grace').waitFor();
+
+  const active = activeSecret();
+  await active.getByRole('button', { name: 'Revoke' }).click();
+  await active.getByRole('button', { name: /Revoke now/ }).click();
+  await card.locator('span.state-revoked').waitFor();
+  const activity = card.getByRole('list', { name: /Key activity/ });
+  await activity.waitFor();
+  const text = await activity.textContent();
+  expect(text).toMatch(/revoked secret key/);
+  expect(text).toMatch(/rotated secret key/);
+  expect(text).toContain('by local-operator@localhost');
+  await shot('apps-and-keys');
+});
+
+it('finds a customer, grants and revokes with a reason, and shows the audit entry', async () => {
+  const { serviceCustomerId } = await identify('test', { userId: `browser-user-${run}`, anonymousId: `browser-phone-${run}`, traits: { plan: 'trial' } });
+  await go('test', 'customers');
+  await page.getByLabel('Find a customer').fill(`browser-user-${run}`);
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('link', { name: serviceCustomerId }).click();
+  await page.getByRole('heading', { name: new RegExp(serviceCustomerId) }).waitFor();
+
+  const grant = page.getByRole('form', { name: 'Grant an entitlement' });
+  await grant.getByLabel('Entitlement key').fill('pro');
+  await grant.getByLabel('Duration').selectOption('P90D');
+  await grant.getByLabel('Reason').fill('Browser test: goodwill after a support ticket');
+  await grant.getByRole('button', { name: 'Grant' }).click();
+  await grant.getByRole('status').waitFor();
+  await page.locator('tr[data-grant]', { hasText: 'active' }).waitFor();
+  await shot('customers');
+
+  await grant.getByRole('link', { name: /audit srv_grant_/ }).click();
+  const entry = page.getByRole('article', { name: /Audit entry srv_grant_/ });
+  await entry.waitFor();
+  expect(await entry.textContent()).toContain('entitlement.granted_manually');
+  expect(await entry.textContent()).toContain('local-operator@localhost');
+  expect(await entry.textContent()).toContain('Browser test: goodwill after a support ticket');
+  await shot('audit');
+
+  await page.goBack();
+  await page.getByRole('heading', { name: new RegExp(serviceCustomerId) }).waitFor();
+  const revoke = page.getByRole('form', { name: 'Revoke pro' });
+  await revoke.getByLabel('Reason to revoke pro').fill('granted to the wrong account');
+  await revoke.getByRole('button', { name: 'Revoke' }).click();
+  const trail = page.getByRole('table', { name: 'Audit entries' });
+  await trail.locator('tr', { hasText: 'entitlement.revoked_manually' }).waitFor();
+  expect(await trail.locator('tr', { hasText: 'entitlement.revoked_manually' }).textContent()).toContain('granted to the wrong account');
+});
+
+it('resolves an identity conflict from the side-by-side review', async () => {
+  const user = `conflict-user-${run}`;
+  const { serviceCustomerId: canonical } = await identify('test', { userId: user, anonymousId: `${user}-phone` });
+  const scope = new EnvScope(db(), PROJECT, 'test');
+  const { customerId: device } = await linkMigratedUser(scope, [{ kind: 'anonymous', id: `${user}-tablet` }], { email: `old-${run}@example.com`, traits: { plan: 'free' } }, Date.now());
+  expect((await identify('test', { userId: user, anonymousId: `${user}-tablet` })).mergePending).toBe(true);
+
+  await go('test', 'conflicts');
+  const card = page.locator('article.conflict', { hasText: canonical });
+  await card.waitFor();
+  expect(await card.textContent()).toContain(device);
+  await shot('conflicts');
+  await card.getByRole('button', { name: `Merge into ${canonical}` }).click();
+  await page.getByRole('status').filter({ hasText: 'merged' }).waitFor();
+  await card.waitFor({ state: 'detached' });
+});
+
+it('opens an error group’s symbolicated stack', async () => {
+  const release = `browser-${run}`;
+  const map = { version: 3, file: 'app.min.js', sources: ['src/checkout.ts'], names: ['pay'], mappings: 'AAAAA' };
+  await api('/v1/releases/sourcemaps', WEB_TEST_SECRET, { release, environment: 'sandbox', files: [{ fileUrl: 'https://cdn.example.com/app.min.js', sourceMap: Buffer.from(JSON.stringify(map)).toString('base64') }] });
+  const stack = 'TypeError: card declined\n    at pay (https://cdn.example.com/app.min.js:1:1)';
+  await api('/v1/events', IOS.test, { events: [{ eventId: `err-${run}`, name: `checkout_failed_${run}`, level: 'error', anonymousId: `browser-phone-${run}`, properties: { message: 'card declined', stack, release } }] }, { 'X-Service-Bundle-Id': 'com.example.tessera.demo' });
+
+  const group = page.getByRole('link', { name: `checkout_failed_${run}` });
+  // Events are stored by a background task shortly after the request: reload until the group shows.
+  for (let attempt = 0; attempt < 30 && !(await group.count()); attempt += 1) {
+    await go('test', 'overview');
+    await go('test', 'errors');
+    await page.getByRole('table', { name: 'Error groups' }).or(page.getByText('No error events')).first().waitFor();
+  }
+  await group.click();
+  const frames = page.getByRole('list', { name: 'Symbolicated stack' });
+  await frames.waitFor();
+  expect(await frames.textContent()).toContain('src/checkout.ts:1:1');
+  await shot('errors');
+});
+
+it('sets rail references and registers a webhook endpoint with its secret shown once', async () => {
+  await go('live', 'rails');
+  const stripe = page.getByRole('form', { name: 'Set the Stripe references' });
+  await stripe.getByLabel('Secret key reference').fill('stripe-live-secret-key');
+  await stripe.getByLabel('Webhook secret reference').fill('stripe-live-webhook-secret');
+  await stripe.getByRole('button', { name: 'Save Stripe references' }).click();
+  await main().getByText('stripe-live-webhook-secret').first().waitFor();
+  await shot('rails');
+
+  await go('test', 'webhooks');
+  const form = page.getByRole('form', { name: 'Register a webhook endpoint' });
+  await form.getByLabel('Endpoint URL').fill(`http://127.0.0.1:9/hooks/${run}`);
+  await form.getByLabel('entitlement.granted').check();
+  await form.getByRole('button', { name: 'Register endpoint' }).click();
+  await page.getByTestId('once-secret').waitFor();
+  expect(await page.getByTestId('once-secret').textContent()).toMatch(/^whsec_/);
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await page.locator('article', { hasText: `/hooks/${run}` }).waitFor();
+  await shot('webhooks');
+});
+
+it('keeps the environment switch visible and never shows live data in test', async () => {
+  const liveUser = `live-only-${run}`;
+  const { serviceCustomerId: liveCustomer } = await identify('live', { userId: liveUser, anonymousId: `${liveUser}-phone` });
+  await go('test', 'customers');
+  await page.getByLabel('Find a customer').fill(liveUser);
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByText(`No test customer matches`).waitFor();
+
+  // Switch with the keyboard: the radio group is reachable and operable without a mouse.
+  await page.getByRole('radio', { name: 'Live' }).focus();
+  await page.keyboard.press('Space');
+  await page.waitForURL(/\/live\/customers/);
+  await page.getByTestId('test-banner').waitFor({ state: 'detached' });
+  await page.getByRole('heading', { name: /Customers\s*Live/ }).waitFor();
+  await page.getByLabel('Find a customer').fill(liveUser);
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('link', { name: liveCustomer }).waitFor();
+  await go('live', 'overview');
+  await main().locator('.tiles').waitFor();
+  await shot('overview');
+
+  await page.getByRole('radio', { name: 'Test' }).check();
+  await page.waitForURL(/\/test\/overview/);
+  await page.getByTestId('test-banner').waitFor();
+  for (const view of ['apps', 'webhooks', 'rails', `customers/${liveCustomer}`]) {
+    await go('test', view);
+    await main().locator('.loading').waitFor({ state: 'detached' });
+    const html = await main().innerHTML();
+    expect([view, /cd_(pub|sk)_live_/.test(html)]).toEqual([view, false]);
+    expect([view, html.includes(liveCustomer) && view !== `customers/${liveCustomer}`]).toEqual([view, false]);
+    expect([view, html.includes('stripe-live-webhook-secret')]).toEqual([view, false]);
+  }
+  // The live customer's page, opened in test: not found there (an error, not the live record).
+  await go('test', `customers/${liveCustomer}`);
+  await page.getByRole('alert').waitFor();
+  expect(await main().textContent()).not.toContain(liveUser);
+});
