@@ -174,6 +174,9 @@ it('opens an error group’s symbolicated stack', async () => {
   await frames.waitFor();
   expect(await frames.textContent()).toContain('src/checkout.ts:1:1');
   await shot('errors');
+  await go('test', 'overview');
+  await main().locator('.chart canvas').waitFor(); // the uPlot chart of events and errors per day
+  await shot('overview');
 });
 
 it('sets rail references and registers a webhook endpoint with its secret shown once', async () => {
@@ -216,7 +219,7 @@ it('keeps the environment switch visible and never shows live data in test', asy
   await page.getByRole('link', { name: liveCustomer }).waitFor();
   await go('live', 'overview');
   await main().locator('.tiles').waitFor();
-  await shot('overview');
+  await shot('overview-live');
 
   await page.getByRole('radio', { name: 'Test' }).check();
   await page.waitForURL(/\/test\/overview/);
