@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   };
   const baseUrl = await listen(createApiApp(ALL_ROUTES, deps));
   const unmeteredUrl = await listen(createApiApp(ALL_ROUTES, unmeteredDeps));
-  const floor = await startFloorServer();
+  const floor = await startFloorServer(deps.db);
 
   const wireRails = (wiring: RailWiring) => {
     Object.assign(process.env, wiring.secrets);
