@@ -173,6 +173,7 @@ it('opens an error group’s symbolicated stack', async () => {
   const frames = page.getByRole('list', { name: 'Symbolicated stack' });
   await frames.waitFor();
   expect(await frames.textContent()).toContain('src/checkout.ts:1:1');
+  await page.getByRole('table', { name: `Source maps of release ${release}` }).getByText('https://cdn.example.com/app.min.js').waitFor();
   await shot('errors');
   await go('test', 'overview');
   await main().locator('.chart canvas').waitFor(); // the uPlot chart of events and errors per day

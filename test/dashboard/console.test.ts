@@ -201,6 +201,10 @@ describe('errors', () => {
     expect((await get('live', '/errors')).body.data).toEqual([]);
     const sample = (await get('test', `/errors/${groups[0].fingerprint}`)).body.data;
     expect(sample.symbolicated.frames[0].original).toMatchObject({ source: 'src/checkout.ts', line: 1 });
+    const maps = (await get('test', '/releases/3.1.0/sourcemaps')).body.data;
+    expect(maps).toEqual([expect.objectContaining({ fileUrl: 'https://cdn.example.com/app.min.js' })]);
+    expect(JSON.stringify(maps)).not.toContain('mappings');
+    expect((await get('live', '/releases/3.1.0/sourcemaps')).body.data).toEqual([]);
     const overview = (await get('test', '/overview?days=7')).body.data;
     expect(overview.series.errors.reduce((a: number, b: number) => a + b, 0)).toBe(2);
   });

@@ -111,6 +111,7 @@ function SampleView({ page, fingerprint }: { page: PageProps; fingerprint: strin
               ))}
             </ol>
           )}
+          {s.release && <ReleaseMaps page={page} release={s.release} />}
           {s.stack && (
             <details>
               <summary>Raw stack</summary>
@@ -120,5 +121,51 @@ function SampleView({ page, fingerprint }: { page: PageProps; fingerprint: strin
         </article>
       )}
     </Show>
+  );
+}
+
+interface MapInfo {
+  fileUrl: string;
+  contentHash: string;
+  byteLength: number;
+  uploadedAt: number;
+}
+
+function ReleaseMaps({ page, release }: { page: PageProps; release: string }) {
+  const [maps] = useResource<MapInfo[]>(inProject(page.projectId, page.env, `/releases/${encodeURIComponent(release)}/sourcemaps`));
+  return (
+    <>
+      <h3>Source maps of release {release}</h3>
+      <Show resource={maps} empty={(list) => list.length === 0} emptyText="No source maps uploaded for this release.">
+        {(list) => (
+          <table aria-label={`Source maps of release ${release}`}>
+            <thead>
+              <tr>
+                <th scope="col">File URL</th>
+                <th scope="col">Size</th>
+                <th scope="col">Uploaded</th>
+                <th scope="col">SHA-256</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((m) => (
+                <tr>
+                  <td>
+                    <code>{m.fileUrl}</code>
+                  </td>
+                  <td>{(m.byteLength / 1024).toFixed(1)} KB</td>
+                  <td>
+                    <Time ms={m.uploadedAt} />
+                  </td>
+                  <td>
+                    <code title={m.contentHash}>{m.contentHash.slice(0, 12)}…</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Show>
+    </>
   );
 }

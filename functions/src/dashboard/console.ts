@@ -21,6 +21,7 @@ import { createApp } from '../projects/repository';
 import { createOperatorSecretWriter, type SecretWriter } from '../secrets/writer';
 import { readRailsConfig } from '../rails/config';
 import { describeRails, rootCertificateBase64, setAppleRail, setGoogleRail, setStripeRail, type GoogleRailInput } from '../rails/operatorSettings';
+import { listManifests } from '../sourcemaps/repository';
 import { symbolicate } from '../sourcemaps/resolve';
 import { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
@@ -283,6 +284,12 @@ export class OperatorConsole {
     if (!sample) throw new DomainError('not_found', `No error event with fingerprint ${fingerprint} in this project and environment.`);
     const symbolicated = sample.release && sample.stack ? await symbolicate(this.scope, sample.release, sample.stack) : null;
     return { ...sample, symbolicated };
+  }
+
+  /** A release's source maps: file URL, size, content hash, upload time (never the map itself). */
+  async releaseSourceMaps(release: string) {
+    const manifests = await listManifests(this.scope, release);
+    return manifests.map(({ fileUrl, fileUrlHash, contentHash, byteLength, uploadedAt, uploadedByKeyId }) => ({ fileUrl, fileUrlHash, contentHash, byteLength, uploadedAt, uploadedByKeyId }));
   }
 
   // Webhook endpoints -----------------------------------------------------------------------

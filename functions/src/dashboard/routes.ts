@@ -3,7 +3,7 @@ import { appsRoute, createAppRoute, createKeysRoute, revokeKeyRoute, rotateKeyRo
 import { auditEntryRoute } from './routes/audit';
 import { conflictsRoute, resolveConflictRoute } from './routes/conflicts';
 import { customerRoute, eraseRoute, grantRoute, revokeRoute, searchCustomersRoute } from './routes/customers';
-import { errorGroupsRoute, errorSampleRoute } from './routes/errors';
+import { errorGroupsRoute, errorSampleRoute, releaseSourceMapsRoute } from './routes/errors';
 import { overviewRoute } from './routes/overview';
 import { railsRoute, setAppleRailRoute, setGoogleRailRoute, setStripeRailRoute } from './routes/rails';
 import { localLoginRoute, sessionRoute } from './routes/session';
@@ -33,6 +33,7 @@ export const dashboardRoutes: CompiledRoute[] = [
   auditEntryRoute,
   errorGroupsRoute,
   errorSampleRoute,
+  releaseSourceMapsRoute,
   webhookEndpointsRoute,
   createEndpointRoute,
   disableEndpointRoute,

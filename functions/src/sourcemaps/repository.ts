@@ -4,7 +4,7 @@ import type { EnvScope } from '../store/scope';
 import { BatchWriter } from './batchWriter';
 import { CorruptSourceMapError, packSourceMap, unpackSourceMap } from './codec';
 import { sourcemapLogs } from './logs';
-import { chunkRef, manifestRef } from './paths';
+import { chunkRef, manifestRef, RELEASES_COLLECTION, releaseDocId } from './paths';
 
 /**
  * Source-map storage. A manifest document per (release, file URL) names the current
@@ -158,4 +158,10 @@ function chunkData(snapshot: DocumentSnapshot): Buffer {
   const data = snapshot.exists ? (snapshot.get('data') as unknown) : undefined;
   if (!Buffer.isBuffer(data)) throw new CorruptSourceMapError(`chunk ${snapshot.id} is missing`);
   return data;
+}
+
+/** Every source map of a release (its manifests, no payload): the dashboard's Errors page. */
+export async function listManifests(scope: EnvScope, release: string): Promise<SourceMapManifest[]> {
+  const snapshot = await scope.query(scope.collection(`${RELEASES_COLLECTION}/${releaseDocId(release)}/files`));
+  return snapshot.docs.map((d) => d.data() as SourceMapManifest).sort((a, b) => a.fileUrl.localeCompare(b.fileUrl));
 }
