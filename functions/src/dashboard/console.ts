@@ -7,7 +7,8 @@ import { DAY, type Clock } from '../clock';
 import { DomainError } from '../errors/domain';
 import type { GrantDuration } from '../entitlements/durations';
 import { grantManually, revokeManually } from '../entitlements/manualGrants';
-import { GRANTS, type GrantRecord } from '../entitlements/model';
+import type { GrantRecord } from '../entitlements/model';
+import { readCustomerGrantsGuarded } from '../entitlements/projection';
 import { EVENTS, type StoredEvent } from '../events/model';
 import { keepSeparate, listConflicts, mergeConflict } from '../identity/conflicts';
 import { eraseAsOperator } from '../identity/forgetService';
@@ -172,13 +173,13 @@ export class OperatorConsole {
   async customer(customerId: string): Promise<CustomerInspection & { grants: GrantRecord[]; audit: ReturnType<typeof toPublicAuditEntry>[]; recentEvents: RecentEvent[] }> {
     const inspection = await inspectCustomer(this.db, this.grant.projectId, this.grant.env, { customerId }, this.now());
     const [grants, audit, events] = await Promise.all([
-      this.scope.query(this.scope.collection(GRANTS).where('customerId', '==', customerId)),
+      readCustomerGrantsGuarded(this.scope, customerId),
       this.scope.query(this.scope.collection('audit').where('customerId', '==', customerId).limit(200)),
       this.scope.query(this.scope.collection(EVENTS).where('serviceCustomerId', '==', customerId).limit(200)),
     ]);
     return {
       ...inspection,
-      grants: grants.docs.map((d) => d.data() as GrantRecord).sort((a, b) => b.createdAt - a.createdAt || a.grantId.localeCompare(b.grantId)),
+      grants: [...grants].sort((a, b) => b.createdAt - a.createdAt || a.grantId.localeCompare(b.grantId)),
       audit: audit.docs
         .map((d) => d.data() as AuditEntry)
         .sort((a, b) => b.processedAt - a.processedAt || a.eventId.localeCompare(b.eventId))
