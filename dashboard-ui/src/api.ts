@@ -8,6 +8,8 @@ export const API = '/v1/dashboard-api';
 
 export type Env = 'test' | 'live';
 
+export const SIGNED_OUT_EVENT = 'tessera:signed-out';
+
 export class ApiFailure extends Error {
   constructor(
     message: string,
@@ -51,6 +53,8 @@ export async function call<T>(method: 'GET' | 'POST', path: string, body?: unkno
   }
   if (!res.ok) {
     const error = parsed?.error;
+    // The sign-in ended (expired token, a new local run): back to the sign-in page, saying why.
+    if (res.status === 401 && token) dispatchEvent(new CustomEvent(SIGNED_OUT_EVENT, { detail: error?.message ?? 'Your sign-in ended.' }));
     throw new ApiFailure(error?.message ?? `The API answered ${res.status}.`, res.status, error?.code ?? 'unknown', error?.request_id ?? res.headers.get('x-request-id'));
   }
   return parsed?.data as T;

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { call, session, type Env } from './api';
+import { call, session, SIGNED_OUT_EVENT, type Env } from './api';
 import { completeEmailLink, consumeLocalLoginLink, firebaseAvailable, installRefresher, sendEmailLink, signOut } from './auth';
 import type { PageProps } from './context';
 import { navigate, PAGES, useRoute, href, type Page } from './router';
@@ -58,6 +58,14 @@ function App() {
     }
   };
   useEffect(() => void load(), []);
+  useEffect(() => {
+    const onSignedOut = (event: Event) => {
+      signOut();
+      setState({ phase: 'signed-out', error: String((event as CustomEvent).detail) });
+    };
+    addEventListener(SIGNED_OUT_EVENT, onSignedOut);
+    return () => removeEventListener(SIGNED_OUT_EVENT, onSignedOut);
+  }, []);
 
   if (state.phase === 'starting') return <Loading />;
   if (state.phase === 'signed-out') return <SignIn error={state.error} />;

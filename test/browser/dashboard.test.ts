@@ -136,6 +136,15 @@ it('finds a customer, grants and revokes with a reason, and shows the audit entr
   const trail = page.getByRole('table', { name: 'Audit entries' });
   await trail.locator('tr', { hasText: 'entitlement.revoked_manually' }).waitFor();
   expect(await trail.locator('tr', { hasText: 'entitlement.revoked_manually' }).textContent()).toContain('granted to the wrong account');
+
+  // The Audit page lists a customer's entries too.
+  await go('test', 'audit');
+  const byCustomer = page.getByRole('form', { name: 'A customer’s audit entries' });
+  await byCustomer.getByLabel('Customer id').fill(serviceCustomerId);
+  await byCustomer.getByRole('button', { name: 'Show entries' }).click();
+  const entries = page.getByRole('table', { name: 'Audit entries' });
+  await entries.locator('tr', { hasText: 'entitlement.revoked_manually' }).waitFor();
+  expect(await entries.locator('tr', { hasText: 'entitlement.granted_manually' }).count()).toBe(1);
 });
 
 it('resolves an identity conflict from the side-by-side review', async () => {
@@ -237,4 +246,13 @@ it('keeps the environment switch visible and never shows live data in test', asy
   await go('test', `customers/${liveCustomer}`);
   await page.getByRole('alert').waitFor();
   expect(await main().textContent()).not.toContain(liveUser);
+});
+
+it('returns to the sign-in page, saying why, when the session is no longer valid', async () => {
+  // As after a restart of the local stack: the page holds a session token this run never issued.
+  await page.evaluate(() => sessionStorage.setItem('tessera.dashboard.token', 'tds_notAValidSessionTokenOfThisRun'));
+  await go('test', 'apps');
+  await page.getByRole('heading', { name: 'Tessera dashboard' }).waitFor();
+  expect(await page.getByRole('alert').first().textContent()).toMatch(/session has ended/);
+  expect(await page.evaluate(() => sessionStorage.getItem('tessera.dashboard.token'))).toBeNull();
 });

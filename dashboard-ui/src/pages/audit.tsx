@@ -72,7 +72,7 @@ export function AuditPage(props: PageProps) {
         </Field>
         <button type="submit">Look up</button>
       </form>
-      <p class="muted">A customer’s entries are on the customer’s page (Customers).</p>
+      <CustomerEntries {...props} />
       {eventId && (
         <Show resource={entry}>
           {(e) => (
@@ -107,5 +107,30 @@ export function AuditPage(props: PageProps) {
         </Show>
       )}
     </section>
+  );
+}
+
+/** A customer's audit entries (newest first), from the customer's record in this environment. */
+function CustomerEntries(props: PageProps) {
+  const [input, setInput] = useState('');
+  const [customerId, setCustomerId] = useState<string | null>(null);
+  const [customer] = useResource<{ audit: AuditEntry[] }>(customerId ? inProject(props.projectId, props.env, `/customers/${encodeURIComponent(customerId)}`) : null);
+  return (
+    <div class="card">
+      <form
+        class="inline-form"
+        aria-label="A customer’s audit entries"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setCustomerId(input.trim() || null);
+        }}
+      >
+        <Field label="Customer id" hint="cdcust_… — every audit entry about the customer in this environment.">
+          {(id) => <input id={id} value={input} required pattern="cdcust_[A-Za-z0-9_-]+" onInput={(e) => setInput(e.currentTarget.value)} />}
+        </Field>
+        <button type="submit">Show entries</button>
+      </form>
+      {customerId && <Show resource={customer}>{(c) => <AuditTable entries={c.audit} page={props} />}</Show>}
+    </div>
   );
 }
