@@ -10,8 +10,8 @@ const REPO = resolve(__dirname, '..', '..');
 const SRC = join(REPO, 'functions', 'src');
 const BENCH = join(REPO, 'bench');
 const FIXTURES = join(REPO, 'fixtures');
-/** Packages only the bench and tests use: the service must never need them. */
-const DEV_ONLY_PACKAGES = ['autocannon', 'jsrsasign', 'supertest', 'firebase-functions-test', 'esbuild', 'ts-jest', '@jest/globals'];
+/** Packages only the bench, the tests and the dashboard page (dashboard-ui/) use: the service must never need them. */
+const DEV_ONLY_PACKAGES = ['autocannon', 'jsrsasign', 'supertest', 'firebase-functions-test', 'esbuild', 'ts-jest', '@jest/globals', 'preact', 'htm', 'uplot', 'playwright-core'];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
