@@ -97,6 +97,7 @@ export class OperatorAuthenticator {
       dashboardLogs.operatorRefused(request.requestId, identity.email, projectId, `role ${role}, needs ${request.needs}`);
       throw new ApiError('insufficient_scope', `This needs the ${request.needs} role on the project; you are a ${role}.`);
     }
+    if (request.method !== 'GET') dashboardLogs.operatorChange(request.requestId, identity.email, projectId, env, request.method);
     const { OperatorConsole } = await import('./console');
     const ports: ConsolePorts = {
       clock: this.ports.clock,

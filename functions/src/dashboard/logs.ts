@@ -5,7 +5,8 @@ export const dashboardLogs = {
   operatorRefused(requestId: string, email: string, projectId: string, why: string): void {
     logger.warn('dashboard operator refused', { requestId, email, projectId, why });
   },
-  operatorAction(requestId: string, email: string, projectId: string, env: string, action: string): void {
-    logger.info('dashboard operator action', { requestId, email, projectId, env, action });
+  /** An authorised change request (its outcome is the request's own log line and audit entry). */
+  operatorChange(requestId: string, email: string, projectId: string, env: string, method: string): void {
+    logger.info('dashboard operator change', { requestId, email, projectId, env, method });
   },
 };
