@@ -33,7 +33,8 @@ export async function startLocalStack(): Promise<LocalStack> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [join(REPO, 'functions', 'lib', 'local', 'start.js')], {
     cwd: REPO,
-    env: { ...process.env, PORT: String(port), FORCE_COLOR: '0' },
+    // Its own running.json: a developer's `npm start` (and the CLI that finds it) is left alone.
+    env: { ...process.env, PORT: String(port), FORCE_COLOR: '0', TESSERA_RUNNING_FILE: join(mkdtempSync(join(tmpdir(), 'tessera-stack-')), 'running.json') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
