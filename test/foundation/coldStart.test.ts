@@ -32,7 +32,7 @@ async function loadedModules(group?: GroupName): Promise<string[]> {
 const routeFiles = (modules: string[]) => modules.filter((m) => m.endsWith('/routes.js')).sort();
 
 it('loads no capability code when an instance loads index.js', async () => {
-  expect((await loadedModules()).sort()).toEqual(['config/region.js', 'index.js', 'retention/schedule.js', 'tasks/queue.js']);
+  expect((await loadedModules()).sort()).toEqual(['config/region.js', 'index.js', 'retention/schedule.js', 'tasks/queue.js', 'webhooks/outboxSchedule.js']);
 }, 30_000);
 
 it.each(Object.keys(GROUP_LOADERS) as GroupName[])('loads only its own routes on the first request of %s', async (group) => {
