@@ -40,7 +40,7 @@ export interface WebhookEventRecord {
   endpointId: string | null;
   /** Removed by the TTL policy with its delivery records (30 days). */
   expiresAt: Timestamp;
-  /** Entitlement events only: the `entitlementChanges` record the event was built from (its id derives from it). */
+  /** Entitlement events only: the entitlement change record the event was built from (its id derives from it). */
   changeId?: string;
 }
 
