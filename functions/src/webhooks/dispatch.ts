@@ -35,6 +35,6 @@ export function isFanoutPayload(value: Record<string, unknown>): value is Record
     /^[A-Za-z0-9_-]{1,128}$/.test(value.projectId) &&
     (value.env === 'test' || value.env === 'live') &&
     typeof value.eventId === 'string' &&
-    /^evt_[A-Za-z0-9]{1,64}$/.test(value.eventId)
+    /^evt_[A-Za-z0-9_-]{1,100}$/.test(value.eventId)
   );
 }
