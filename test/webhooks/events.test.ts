@@ -2,7 +2,7 @@
  * Guarantees of event recording (the outbox, issue 13 §2): every entitlement and customer event
  * type is produced by the real service paths — a server grant (granted), a re-grant that moves
  * the end later and a Stripe renewal (renewed), a server revoke (revoked), a Stripe refund
- * (refunded), an end passing without renewal under a controlled clock (expired, by the webhook
+ * (refunded), a Play revocation (revoked, in production), a migration row (granted), an end passing without renewal under a controlled clock (expired, by the webhook
  * worker, within the grace; a renewal that lands just after the old end stays a renewal), an
  * operator merge (customer.merged) and an erasure (customer.erased) — each in the transaction of
  * its change, with the §2 payload, an id derived from the change (one event per change, none
@@ -26,15 +26,18 @@ import { RELAY_AFTER_MS } from '../../functions/src/webhooks/relay';
 import { runWebhookWorker } from '../../functions/src/webhooks/outboxWorker';
 import { lockHeaders } from '../support/harness';
 import { stripeEvent, stripeIds, stripeSubscription } from '../rails/support/stripeFake';
-import { createRailsWorld, postStripe, type RailsWorld } from '../rails/support/railsWorld';
+import { nextPurchaseToken, playPurchase, pushBody } from '../rails/support/googleFake';
+import { createRailsWorld, customerOf, PLAY_PACKAGE, postGoogle, postStripe, type RailsWorld } from '../rails/support/railsWorld';
 import { createEndpoint, DeliveryRecordingQueue, eventsOf, tessera } from './support/outbox';
 
 const queue = new DeliveryRecordingQueue();
 let world: RailsWorld;
 let endpointId: string;
+let liveEndpointId: string;
 beforeAll(async () => {
   world = await createRailsWorld({ tasks: queue });
   endpointId = await createEndpoint(world.service, world.project.projectId, 'test');
+  liveEndpointId = await createEndpoint(world.service, world.project.projectId, 'live');
 });
 afterAll(async () => {
   await world.stop();
@@ -67,10 +70,11 @@ async function changesOf(customerId: string): Promise<EntitlementChange[]> {
 
 const events = (customerId: string) => eventsOf(service(), projectId(), 'test', customerId);
 
-/** The event was fanned out to the suite's endpoint exactly once, under the deterministic task id. */
+/** The event was fanned out to the suite's endpoint of its environment exactly once, under the deterministic task id. */
 function expectDeliveredOnce(event: WebhookEventRecord): void {
+  const to = event.env === 'live' ? liveEndpointId : endpointId;
   expect(queue.deliveriesOf(event.eventId)).toEqual([
-    { id: deliveryTaskId(event.eventId, endpointId), payload: { projectId: projectId(), env: 'test', eventId: event.eventId, endpointId } },
+    { id: deliveryTaskId(event.eventId, to), payload: { projectId: projectId(), env: event.env, eventId: event.eventId, endpointId: to } },
   ]);
 }
 
@@ -234,6 +238,44 @@ describe('Stripe', () => {
     await runWebhookWorker(service().deps);
     await queue.drain();
     await expectOneEventPerChange(customerId, ['entitlement.granted', 'entitlement.renewed']);
+  });
+});
+
+describe('Google Play', () => {
+  it('a revocation (SUBSCRIPTION_REVOKED) records entitlement.revoked, in production', async () => {
+    const token = nextPurchaseToken();
+    world.google.purchases.set(token, playPurchase({ expiryTime: now() + 30 * 86_400_000 }));
+    const push = async (notificationType: number) => {
+      const body = pushBody({ version: '1.0', packageName: PLAY_PACKAGE, eventTimeMillis: String(now() + notificationType), subscriptionNotification: { version: '1.0', notificationType, purchaseToken: token, subscriptionId: 'pro_monthly' } });
+      const res = await postGoogle(world, body, await world.google.pushToken({ audience: world.pushAudience }));
+      expect(res.body.decision).toBe('applied');
+      await queue.drain();
+      return res.body.eventId as string;
+    };
+    const purchasedId = await push(4);
+    const customerId = (await customerOf(world, 'live', 'google_token', token))!;
+    world.google.purchases.set(token, playPurchase({ state: 'SUBSCRIPTION_STATE_EXPIRED', expiryTime: now() + 10 * 86_400_000 }));
+    const revokedId = await push(12);
+    const recorded = await eventsOf(service(), projectId(), 'live', customerId);
+    expect(recorded.map((e) => [e.type, e.payload.env, (e.payload.data.cause as { auditEventId: string }).auditEventId])).toEqual([
+      ['entitlement.granted', 'production', purchasedId],
+      ['entitlement.revoked', 'production', revokedId],
+    ]);
+    expect(recorded[1].payload.data).toMatchObject({ entitlement: { key: 'pro', isActive: false, source: { rail: 'google' } }, previous: { isActive: true } });
+    for (const event of recorded) expectDeliveredOnce(event);
+  });
+});
+
+describe('migration', () => {
+  it('a migrated row’s grant records entitlement.granted, caused by its migration audit entry', async () => {
+    const userId = `migrated_${randomUUID().slice(0, 8)}`;
+    const res = await service().request().post('/v1/migration/users').set(secret()).send({ users: [{ developerUserId: userId, entitlements: { early_access: true } }] });
+    expect(res.status).toBe(200);
+    await queue.drain();
+    const customerId = (await customerOf(world, 'test', 'developer', userId))!;
+    const [granted] = await expectOneEventPerChange(customerId, ['entitlement.granted']);
+    expect(granted.payload.data).toMatchObject({ entitlement: { key: 'early_access', isActive: true, validUntil: null, source: { rail: 'manual', productId: 'migration' } }, cause: { rail: 'manual', auditEventId: expect.stringMatching(/^srv_migration_/) } });
+    expectDeliveredOnce(granted);
   });
 });
 
