@@ -1,10 +1,11 @@
 /**
  * Guarantees of event recording (the outbox, issue 13 §2): every entitlement and customer event
- * type is produced by the real service paths — a server grant (granted), a re-grant that moves
- * the end later and a Stripe renewal (renewed), a server revoke (revoked), a Stripe refund
- * (refunded), a Play revocation (revoked, in production), a migration row (granted), an end passing without renewal under a controlled clock (expired, by the webhook
- * worker, within the grace; a renewal that lands just after the old end stays a renewal), an
- * operator merge (customer.merged) and an erasure (customer.erased) — each in the transaction of
+ * type is produced by the real service paths — a server grant and a migration row (granted), a
+ * re-grant that moves the end later and a Stripe renewal (renewed), a server revoke and a Play
+ * revocation in production (revoked), a Stripe refund (refunded), an end passing without
+ * renewal under a controlled clock (expired, by the webhook worker, within the grace; a renewal
+ * that lands just after the old end stays a renewal), an operator merge (customer.merged) and
+ * an erasure (customer.erased) — each in the transaction of
  * its change, with the §2 payload, an id derived from the change (one event per change, none
  * without one; no-ops record nothing), fanned out after the commit to the partition's endpoint
  * with the deterministic delivery task id, and never twice however often it is fanned out.
