@@ -16,7 +16,8 @@ export interface WebhookWorkerReport {
 
 export async function runWebhookWorker(deps: RootDeps): Promise<WebhookWorkerReport> {
   const report = { expiries: await sweepDueExpiries(deps), relay: await relayUnfannedEvents(deps) };
-  outboxLogs.workerRunCompleted({ ...report });
+  // Every minute: only a run that found something is worth a log line.
+  if (report.expiries.due + report.relay.waiting > 0) outboxLogs.workerRunCompleted({ ...report });
   return report;
 }
 
