@@ -4,9 +4,10 @@ import type { PublicEntitlement, Rail } from './model';
 
 /**
  * `entitlementChanges/{customerId}:{sequence}`: one record per change of one key's public state,
- * written by `applyGrantChanges` (writer.ts) in the transaction that made the change. They are
- * the outbox outbound webhooks deliver from and the history the dashboard shows, so each
- * carries everything a notification needs (no further read).
+ * written by `applyGrantChanges` (writer.ts) in the transaction that made the change, and one
+ * per end that passed (`recordExpiries`). They are the history the dashboard shows and what
+ * outbound webhook events are built from (the writer writes each record's event beside it,
+ * webhooks/entitlementEvents.ts), so each carries everything a notification needs.
  */
 export const ENTITLEMENT_CHANGES = 'entitlementChanges';
 
