@@ -38,6 +38,10 @@ const ALLOWED: Record<string, string> = {
   'events/retention.ts': 'operator command: a project’s telemetry retention',
   'ratelimit/bucketStore.ts': 'the limiter’s store port (built in app/deps.ts), run before a handler',
   'webhooks/locate.ts': 'operator commands: a webhook endpoint id finds its partition',
+  'webhooks/fanout.ts': 'the webhook fan-out task handler establishes its scope from the task payload',
+  'webhooks/relay.ts': 'the outbox relay (webhook worker) sweeps events across partitions',
+  'webhooks/outboxWorker.ts': 'the scheduled webhook worker',
+  'entitlements/expirySweep.ts': 'the webhook worker finds due entitlement expiries across partitions',
   'bench/': 'benchmarks (leaving functions/src: issue 12 §4)',
 };
 

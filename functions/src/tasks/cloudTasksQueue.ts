@@ -5,6 +5,9 @@ import type { EnqueueOptions, EnqueueResult, QueueName, TaskQueue } from './queu
 export const QUEUE_FUNCTIONS: Record<QueueName, string> = {
   erasure: 'erasureTask',
   identityResolution: 'identityResolutionTask',
+  webhookFanout: 'webhookFanoutTask',
+  // Exported by the delivery side of issue 13 (webhooks/ delivery task).
+  webhookDelivery: 'webhookDeliveryTask',
 };
 
 /** Production adapter: Cloud Tasks queues behind `onTaskDispatched` functions. */

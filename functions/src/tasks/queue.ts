@@ -1,9 +1,9 @@
 /**
- * Background work (erasure, identity resolution) goes through a TaskQueue: Cloud Tasks in
+ * Background work (erasure, identity resolution, webhook fan-out and delivery) goes through a TaskQueue: Cloud Tasks in
  * production, an in-process dispatcher locally and in tests. Both de-duplicate by task id and
  * retry a handler that throws; a handler that returns has finished (or chose to drop the task).
  */
-export type QueueName = 'erasure' | 'identityResolution';
+export type QueueName = 'erasure' | 'identityResolution' | 'webhookFanout' | 'webhookDelivery';
 
 export interface EnqueueOptions {
   /** Deterministic id: a second enqueue with the same id is a no-op. */
