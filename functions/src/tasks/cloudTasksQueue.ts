@@ -5,6 +5,7 @@ import type { EnqueueOptions, EnqueueResult, QueueName, TaskQueue } from './queu
 export const QUEUE_FUNCTIONS: Record<QueueName, string> = {
   erasure: 'erasureTask',
   identityResolution: 'identityResolutionTask',
+  webhookDelivery: 'webhookDeliveryTask',
 };
 
 /** Production adapter: Cloud Tasks queues behind `onTaskDispatched` functions. */

@@ -1,6 +1,7 @@
 import type { RootDeps } from '../app/deps';
 import { resolveEventIdentities } from '../events/resolution';
 import { erasureTaskHandler } from '../identity/erasure';
+import { deliverWebhookTask } from '../webhooks/deliver';
 import type { QueueName } from './queue';
 
 /** A task handler: throw to have the task retried, return when it is done (or to drop it). */
@@ -13,6 +14,7 @@ export type TaskHandler = (payload: Record<string, unknown>, deps: RootDeps) => 
 export const TASK_HANDLERS: Partial<Record<QueueName, TaskHandler>> = {
   identityResolution: resolveEventIdentities,
   erasure: erasureTaskHandler,
+  webhookDelivery: deliverWebhookTask,
 };
 
 export async function runTask(queue: QueueName, payload: Record<string, unknown>, deps: RootDeps): Promise<void> {
