@@ -101,3 +101,6 @@ export const deliveryIdOf = (task: Pick<DeliveryTask, 'eventId' | 'endpointId' |
 export const attemptTaskId = (deliveryId: string, attempt: number): string => `${deliveryId}-attempt-${attempt}`;
 
 export const deliveryRef = (scope: EnvScope, deliveryId: string) => scope.doc(WEBHOOK_DELIVERIES, deliveryId);
+
+/** `evt_…`, as the outbox mints them (any id-safe characters after the prefix). */
+export const isWebhookEventId = (value: string): boolean => /^evt_[A-Za-z0-9_-]{1,100}$/.test(value);
