@@ -102,6 +102,20 @@ describe('a 2xx answer', () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
+  it('records one attempt when two runs of the same task race (the receiver drops the duplicate by id)', async () => {
+    const projectId = await newProject(world.deps);
+    const { endpointId } = await addEndpoint(world.deps, file, projectId, 'test', receiver.url());
+    const event = await recordEvent(world.deps, projectId, 'test', 'customer.merged', { serviceCustomerId: 'cdcust_4' });
+    await enqueueDelivery(world.queue, projectId, 'test', event.eventId, endpointId);
+    const task = world.queue.queued[0];
+    world.queue.queued.push(task);
+    await Promise.all([world.queue.runNext(), world.queue.runNext()]);
+    expect(receiver.requests.map((r) => r.headers['service-webhook-id'])).toEqual([event.eventId, event.eventId]);
+    const record = await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId));
+    expect(record).toMatchObject({ state: 'delivered', attemptCount: 1 });
+    expect(record!.attempts).toHaveLength(1);
+  });
+
   it('goes to the address the check resolved, with the URL host kept in Host', async () => {
     const projectId = await newProject(world.deps);
     const lookups: string[] = [];

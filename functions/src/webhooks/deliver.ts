@@ -1,4 +1,4 @@
-import { Timestamp, type Firestore } from 'firebase-admin/firestore';
+import { Timestamp, type DocumentSnapshot, type Firestore } from 'firebase-admin/firestore';
 import { DAY, toUnixSeconds, type Clock } from '../clock';
 import type { Settings } from '../config/settings';
 import type { SecretStore } from '../secrets/store';
@@ -102,6 +102,7 @@ export async function deliver(deps: DeliveryDeps, task: DeliveryTask): Promise<D
   }
   const attemptNumber = done + 1;
   const attempt = await attemptOnce(deps, policy, event!, endpoint!, attemptNumber, started);
+  if (attempt.error === null) return recordDelivered(scope, deps, task, event!, deliveryId, attempt, deliverySnap, endpoint!);
   const recorded = await recordAttempt(scope, deps, policy, task, event!, deliveryId, attempt);
   if (recorded === 'raced') return 'repeated';
   if (recorded.nextRetryAt !== null) await scheduleAttempt(deps, task, deliveryId, attemptNumber + 1, recorded.nextRetryAt);
@@ -186,15 +187,52 @@ async function finishWithoutAttempt(scope: EnvScope, deps: DeliveryDeps, task: D
   webhookLogs.deliveryFailed(scope.projectId, scope.env, deliveryId, 'endpoint_disabled');
 }
 
+/**
+ * The common case, in one commit: the attempt delivered. The record is created, or updated on
+ * the condition that nobody wrote it since it was read before the attempt (a second run of the
+ * task then loses, and sent a duplicate the receiver drops by id); an endpoint whose run of
+ * failures this success ends is updated in the same commit.
+ */
+async function recordDelivered(scope: EnvScope, deps: DeliveryDeps, task: DeliveryTask, event: WebhookEventRecord, deliveryId: string, attempt: DeliveryAttempt, before: DocumentSnapshot, endpoint: WebhookEndpointRecord): Promise<DeliveryOutcome> {
+  const now = deps.clock.now();
+  const current = (before.data() as DeliveryRecord | undefined) ?? freshRecord(task, event, deliveryId, attempt.at);
+  const next: DeliveryRecord = {
+    ...current,
+    state: 'delivered',
+    attempts: [...current.attempts, attempt].slice(-MAX_KEPT_ATTEMPTS),
+    attemptCount: attempt.attempt,
+    firstAttemptAt: current.firstAttemptAt ?? attempt.at,
+    nextRetryAt: null,
+    deliveredAt: now,
+    updatedAt: now,
+  };
+  const batch = scope.batch();
+  const ref = deliveryRef(scope, deliveryId);
+  if (before.exists) batch.update(ref, { ...next }, { lastUpdateTime: before.updateTime! });
+  else batch.create(ref, next);
+  if (endpoint.failingSince != null) batch.update(endpointRef(scope, endpoint.endpointId), { failingSince: null });
+  try {
+    await scope.commit(batch);
+  } catch (err) {
+    const code = (err as { code?: number }).code;
+    if (code === ALREADY_EXISTS || code === FAILED_PRECONDITION) return 'repeated';
+    throw err;
+  }
+  return 'delivered';
+}
+
+/** gRPC status codes of a lost precondition. */
+const ALREADY_EXISTS = 6;
+const FAILED_PRECONDITION = 9;
+
 interface Recorded {
-  outcome: 'delivered' | 'retrying' | 'failed';
+  outcome: 'retrying' | 'failed';
   nextRetryAt: number | null;
 }
 
 /**
- * Records the attempt and decides what follows, in one transaction with the endpoint: a 2xx
- * delivers (and ends the endpoint's run of failures); a 410 fails the delivery and disables the
- * endpoint; any other failure schedules a retry within 3 days of the first attempt, or fails
+ * Records a failed attempt and decides what follows, in one transaction with the endpoint: a
+ * 410 fails the delivery and disables the endpoint; any other failure schedules a retry within 3 days of the first attempt, or fails
  * the delivery, and disables an endpoint that has failed continuously for 3 days. Each disable
  * is audited in the same transaction. 'raced': another run of the task recorded this attempt.
  */
@@ -218,11 +256,7 @@ async function recordAttempt(scope: EnvScope, deps: DeliveryDeps, policy: Delive
       updatedAt: now,
     };
     let outcome: Recorded['outcome'];
-    if (attempt.error === null) {
-      outcome = 'delivered';
-      Object.assign(next, { state: 'delivered', deliveredAt: now });
-      if (endpoint && endpoint.failingSince != null) tx.update(endpointRef(scope, endpoint.endpointId), { failingSince: null });
-    } else if (attempt.error === 'gone') {
+    if (attempt.error === 'gone') {
       outcome = 'failed';
       failures.push('endpoint_gone');
       Object.assign(next, { state: 'failed', failedAt: now, failure: 'endpoint_gone' });

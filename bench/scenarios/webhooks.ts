@@ -1,0 +1,196 @@
+import { mkdtempSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Timestamp } from 'firebase-admin/firestore';
+import { createDeps, type RootDeps } from '#functions/app/deps';
+import { DAY } from '#functions/clock';
+import { linkHints } from '#functions/identity/repository';
+import { randomToken } from '#functions/keys/format';
+import { LocalSecretStore } from '#functions/secrets/store';
+import { LocalSecretWriter } from '#functions/secrets/writer';
+import { EnvScope } from '#functions/store/scope';
+import { InProcessTaskQueue } from '#functions/tasks/inProcessQueue';
+import { createEndpoint } from '#functions/webhooks/endpoints';
+import { deliveryTaskId, WEBHOOK_DELIVERY_QUEUE, WEBHOOK_EVENTS, type WebhookEventRecord } from '#functions/webhooks/eventModel';
+import { eventBody, signatureHeader } from '#functions/webhooks/signature';
+import type { PacedOperation } from '../paced';
+import type { BenchContext, Scenario } from '../scenario';
+
+/**
+ * Outbound webhooks: grant → delivered latency to 10 loopback receivers, deliveries per second,
+ * and beside them the floor (the same grant, then a bare POST of a signed body to the same 10
+ * receivers: no outbox, no task, no delivery record). The grant is a real request to the server
+ * under measurement; the outbox record and the 10 delivery tasks are written by the bench
+ * itself, standing in for the fan-out (built separately, issue 13's recording half), and the
+ * deliveries run on an in-process queue in the bench's process, as `npm start` runs them. Once
+ * the grant records its outbox entry and fans out, the operation only waits for the receivers.
+ */
+const ENDPOINTS = 10;
+const REASON = 'Benchmark grant: goodwill credit for support ticket';
+
+/** Ten receivers on loopback; `waitFor(eventId, n)` resolves once n requests carried that event id. */
+class Receivers {
+  private readonly servers: Server[] = [];
+  private readonly waiting = new Map<string, { left: number; resolve: () => void }>();
+  urls: string[] = [];
+
+  async start(): Promise<void> {
+    for (let i = 0; i < ENDPOINTS; i += 1) {
+      const server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          res.writeHead(200).end('ok');
+          const id = req.headers['service-webhook-id'];
+          const wait = typeof id === 'string' ? this.waiting.get(id) : undefined;
+          if (wait && --wait.left === 0) {
+            this.waiting.delete(id as string);
+            wait.resolve();
+          }
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      this.servers.push(server);
+      this.urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/${i}`);
+    }
+  }
+
+  waitFor(eventId: string, count: number): Promise<void> {
+    return new Promise((resolve) => this.waiting.set(eventId, { left: count, resolve }));
+  }
+}
+
+interface WebhookWorld {
+  deps: RootDeps;
+  scope: EnvScope;
+  endpointIds: string[];
+  receivers: Receivers;
+  customerId: string;
+  secretKey: string;
+  baseUrl: string;
+}
+
+/** A queue and deliveries of the bench's own (loopback receivers allowed), 10 endpoints, one customer. */
+async function webhookWorld(ctx: BenchContext): Promise<WebhookWorld> {
+  const file = join(mkdtempSync(join(tmpdir(), 'tessera-bench-webhooks-')), 'secrets.json');
+  const deps = createDeps({ tasks: new InProcessTaskQueue(), settings: { webhooksAllowLoopback: true }, secrets: new LocalSecretStore({ file, environment: {} }) });
+  const scope = new EnvScope(deps.db, ctx.project.projectId, 'test');
+  const receivers = new Receivers();
+  await receivers.start();
+  const endpointIds: string[] = [];
+  for (const url of receivers.urls) {
+    const { endpoint } = await createEndpoint(scope, { url, eventTypes: [], allowLoopbackHttp: true }, { secrets: new LocalSecretWriter(file), now: deps.clock.now(), surface: 'bench' });
+    endpointIds.push(endpoint.endpointId);
+  }
+  const { customerId } = await linkHints(scope, [{ kind: 'developer', id: `bench-webhooks-${Date.now()}` }], 'self_asserted', deps.clock.now());
+  const secretKey = ctx.project.apps.find((app) => app.platform === 'web')!.keys.test.secret;
+  return { deps, scope, endpointIds, receivers, customerId: customerId!, secretKey, baseUrl: ctx.baseUrl };
+}
+
+/** POST with node:http, resolving to the status and JSON body. */
+function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+let grants = 0;
+async function grant(world: WebhookWorld): Promise<Record<string, unknown> | null> {
+  const body = JSON.stringify({ entitlementKey: `hook_key_${(grants += 1) % 20}`, duration: 'P30D', reason: REASON });
+  const res = await post(`${world.baseUrl}/v1/server/customers/${world.customerId}/grant`, body, { Authorization: `Bearer ${world.secretKey}` });
+  return res.status === 200 ? (JSON.parse(res.text) as Record<string, unknown>) : null;
+}
+
+/** The outbox record the recording side writes with a grant (eventModel.ts), here by the bench. */
+async function recordGranted(world: WebhookWorld, data: Record<string, unknown>): Promise<string> {
+  const now = Date.now();
+  const eventId = `evt_${randomToken(24)}`;
+  const record: WebhookEventRecord = {
+    eventId,
+    projectId: world.scope.projectId,
+    env: 'test',
+    type: 'entitlement.granted',
+    payload: { id: eventId, object: 'event', type: 'entitlement.granted', created: now, env: 'sandbox', projectId: world.scope.projectId, apiVersion: 'v1', data },
+    createdAt: now,
+    fannedOutAt: now,
+    endpointId: null,
+    expiresAt: Timestamp.fromMillis(now + 30 * DAY),
+  };
+  await world.scope.doc(WEBHOOK_EVENTS, eventId).create(record);
+  return eventId;
+}
+
+async function enqueueTo(world: WebhookWorld, eventId: string, endpointIds: string[]): Promise<void> {
+  for (const endpointId of endpointIds) {
+    await world.deps.tasks.enqueue(WEBHOOK_DELIVERY_QUEUE, { projectId: world.scope.projectId, env: 'test', eventId, endpointId }, { id: deliveryTaskId(eventId, endpointId) });
+  }
+}
+
+async function grantThenDeliver(ctx: BenchContext): Promise<PacedOperation> {
+  const world = await webhookWorld(ctx);
+  return async () => {
+    const granted = await grant(world);
+    if (!granted) return false;
+    const eventId = await recordGranted(world, { serviceCustomerId: world.customerId, sequence: grants, entitlement: granted.entitlement ?? null, previous: null, cause: { rail: 'manual' } });
+    const delivered = world.receivers.waitFor(eventId, ENDPOINTS);
+    await enqueueTo(world, eventId, world.endpointIds);
+    await delivered;
+    return true;
+  };
+}
+
+async function grantThenBarePosts(ctx: BenchContext): Promise<PacedOperation> {
+  const world = await webhookWorld(ctx);
+  const secret = `whsec_${randomToken(43)}`;
+  return async () => {
+    const granted = await grant(world);
+    if (!granted) return false;
+    const eventId = `evt_${randomToken(24)}`;
+    const body = eventBody({ id: eventId, object: 'event', type: 'entitlement.granted', created: Date.now(), env: 'sandbox', projectId: world.scope.projectId, apiVersion: 'v1', data: { entitlement: granted.entitlement ?? null } });
+    const headers = { 'Service-Webhook-Id': eventId, 'Service-Signature': signatureHeader([secret], Math.floor(Date.now() / 1000), body) };
+    const answers = await Promise.all(world.receivers.urls.map((url) => post(url, body.toString('utf8'), headers)));
+    return answers.every((a) => a.status === 200);
+  };
+}
+
+/** One delivery per operation (endpoints in turn), no grant: the delivery path's own rate. */
+async function deliveriesOnly(ctx: BenchContext): Promise<PacedOperation> {
+  const world = await webhookWorld(ctx);
+  let n = 0;
+  return async () => {
+    const endpointId = world.endpointIds[(n += 1) % ENDPOINTS];
+    const eventId = await recordGranted(world, { serviceCustomerId: world.customerId, sequence: n });
+    const delivered = world.receivers.waitFor(eventId, 1);
+    await enqueueTo(world, eventId, [endpointId]);
+    await delivered;
+    return true;
+  };
+}
+
+export const webhookScenarios: Scenario[] = [
+  {
+    name: 'webhooks: grant → delivered to all 10 endpoints, 5 clients each 1/s',
+    note:
+      'latency from sending the grant to the 10th receiver answering: the grant request, the outbox record and 10 delivery tasks (written by the bench in place of the fan-out), each delivery reading event and endpoint, resolving and checking the destination, signing, POSTing over loopback and recording the attempt in a transaction; deliveries run on the in-process queue (2 at a time, as under npm start) in the bench process',
+    paced: { clients: 5, perClientPerSecond: 1 },
+    storeOperation: grantThenDeliver,
+  },
+  {
+    name: 'webhooks floor: the same grant, then a bare signed POST to each of the 10 receivers (no outbox, task or record)',
+    paced: { clients: 5, perClientPerSecond: 1 },
+    storeOperation: grantThenBarePosts,
+  },
+  {
+    name: 'webhooks: deliveries/s, one delivery per operation, 10 clients each 10/s',
+    note: 'each operation writes an outbox record, queues one delivery to one of the 10 endpoints in turn and waits for its receiver: req/s is deliveries/s (offered 100/s)',
+    paced: { clients: 10, perClientPerSecond: 10 },
+    storeOperation: deliveriesOnly,
+  },
+];
