@@ -4,9 +4,14 @@
  * exponentially from 30 s to a 4 h ceiling with jitter between half and all of it; the queue
  * retry policies keep the erasure and identity queues' backoff and give deliveries 3 days; a
  * malformed task payload is recognised; the deployed task function carries the 3-day retry
- * configuration.
+ * configuration; the README's verification snippet accepts what the service signs, with the
+ * old or the new secret during a rotation, and refuses anything else.
  */
+import * as crypto from 'node:crypto';
 import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { policyBackoffSeconds, RETRY_POLICIES, RETRY_POLICY } from '../../functions/src/tasks/queue';
 import { parseDeliveryTask } from '../../functions/src/webhooks/deliveryModel';
 import { MAX_RETRY_SECONDS, retryDelaySeconds } from '../../functions/src/webhooks/deliveryPolicy';
@@ -70,4 +75,26 @@ it('recognises a delivery task payload and refuses anything else', () => {
   for (const bad of [{ ...good, env: 'sandbox' }, { ...good, projectId: '../x' }, { ...good, attempt: 0 }, { ...good, attempt: '2' }, { ...good, replay: 'a/b' }, { ...good, eventId: undefined }]) {
     expect(parseDeliveryTask(bad as Record<string, unknown>)).toBeNull();
   }
+});
+
+describe("the README's verification snippet", () => {
+  const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Receiving webhooks'));
+  const code = /```js\n([\s\S]*?)```/.exec(section)![1];
+  type Verify = (rawBody: Buffer | string, header: string, secret: string) => { id: string };
+  const verify = runInNewContext(`${code}; verifyTesseraWebhook`, { require: (name: string) => (name === 'node:crypto' ? crypto : undefined), Buffer, Date, Math, Number, String, JSON, Error }) as Verify;
+  const body = Buffer.from('{"id":"evt_snippet","object":"event"}', 'utf8');
+  const now = Math.floor(Date.now() / 1000);
+
+  it('verifies with either secret during a grace, on a Buffer or a string body', () => {
+    const header = signatureHeader(['whsec_new', 'whsec_old'], now, body);
+    expect(verify(body, header, 'whsec_new').id).toBe('evt_snippet');
+    expect(verify(body.toString('utf8'), header, 'whsec_old').id).toBe('evt_snippet');
+  });
+  it('refuses a wrong secret, a changed body, an old timestamp and a malformed header', () => {
+    expect(() => verify(body, signatureHeader(['whsec_new'], now, body), 'whsec_other')).toThrow('no signature matches');
+    expect(() => verify(Buffer.from('{"id":"evt_other"}'), signatureHeader(['whsec_new'], now, body), 'whsec_new')).toThrow('no signature matches');
+    expect(() => verify(body, signatureHeader(['whsec_new'], now - 301, body), 'whsec_new')).toThrow('tolerance');
+    expect(() => verify(body, 'v1=abc', 'whsec_new')).toThrow('malformed');
+  });
 });
