@@ -190,6 +190,7 @@ describe('on the local store without a queue service', () => {
       receiver.reply = () => ({ status: 200 });
       const replayed = await tessera('webhooks replay', { event: out.eventId, endpoint: endpointId });
       expect(replayed.deliveries[0].delivery).toMatchObject({ state: 'delivered', attemptCount: 1 });
+      expect(replayed.note).toBeUndefined();
       expect(receiver.requests).toHaveLength(2);
     } finally {
       delete process.env[secretEnvVarName(ref)];

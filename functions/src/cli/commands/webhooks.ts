@@ -89,7 +89,8 @@ export const webhookCommands: Command[] = [
       const queue = await operatorTasks(ctx.db, ctx.clock, ctx.tasks);
       const result = await replayEvent(scope, eventId, endpointId, { tasks: queue.tasks, now: ctx.clock.now() });
       if (!(await queue.settle())) return result;
-      return { ...result, deliveries: await Promise.all(result.deliveries.map(async (d) => ({ ...d, delivery: await readDelivery(scope, d.deliveryId) }))), note: LOCAL_NOTE };
+      const deliveries = await Promise.all(result.deliveries.map(async (d) => ({ ...d, delivery: await readDelivery(scope, d.deliveryId) })));
+      return { ...result, deliveries, ...localNote(deliveries.map((d) => d.delivery)) };
     },
   },
   {
@@ -102,10 +103,14 @@ export const webhookCommands: Command[] = [
       const queue = await operatorTasks(ctx.db, ctx.clock, ctx.tasks);
       const result = await sendTestEvent(scope, endpointId, { tasks: queue.tasks, now: ctx.clock.now() });
       if (!(await queue.settle())) return result;
-      return { ...result, delivery: await readDelivery(scope, result.deliveryId), note: LOCAL_NOTE };
+      const delivery = await readDelivery(scope, result.deliveryId);
+      return { ...result, delivery, ...localNote([delivery]) };
     },
   },
 ];
 
-/** Printed when the CLI made the attempt itself (local store): nothing runs its later retries. */
-const LOCAL_NOTE = 'Local store: this command made the first attempt itself; a retry it scheduled (nextRetryAt) is not run once it exits. Send again with webhooks replay.';
+/** When the CLI made the first attempt itself (local store) and it failed: nothing runs the retry it scheduled. */
+function localNote(deliveries: ({ state: string } | null)[]): { note?: string } {
+  if (!deliveries.some((d) => d?.state === 'pending')) return {};
+  return { note: 'Local store: this command made the first attempt itself; the retry it scheduled (nextRetryAt) is not run once it exits. Send again with webhooks replay.' };
+}
