@@ -24,7 +24,8 @@ import type { BenchContext, Scenario } from '../scenario';
  * receivers: no outbox, no task, no delivery record). The grant is a real request to the server
  * under measurement; the outbox record and the 10 delivery tasks are written by the bench
  * itself, standing in for the fan-out (built separately, issue 13's recording half), and the
- * deliveries run on an in-process queue in the bench's process, as `npm start` runs them. Once
+ * deliveries run on an in-process queue in the bench's process, as `npm start` runs them (10
+ * at a time). Once
  * the grant records its outbox entry and fans out, the operation only waits for the receivers.
  */
 const ENDPOINTS = 10;
@@ -72,9 +73,9 @@ interface WebhookWorld {
 }
 
 /** A queue and deliveries of the bench's own (loopback receivers allowed), 10 endpoints, one customer. */
-async function webhookWorld(ctx: BenchContext, maxConcurrent?: number): Promise<WebhookWorld> {
+async function webhookWorld(ctx: BenchContext): Promise<WebhookWorld> {
   const file = join(mkdtempSync(join(tmpdir(), 'tessera-bench-webhooks-')), 'secrets.json');
-  const deps = createDeps({ tasks: new InProcessTaskQueue({ maxConcurrent }), settings: { webhooksAllowLoopback: true }, secrets: new LocalSecretStore({ file, environment: {} }) });
+  const deps = createDeps({ tasks: new InProcessTaskQueue(), settings: { webhooksAllowLoopback: true }, secrets: new LocalSecretStore({ file, environment: {} }) });
   const scope = new EnvScope(deps.db, ctx.project.projectId, 'test');
   const receivers = new Receivers();
   await receivers.start();
@@ -167,8 +168,8 @@ async function grantThenBarePosts(ctx: BenchContext): Promise<PacedOperation> {
 }
 
 /** One delivery per operation (endpoints in turn), no grant: the delivery path's own rate. */
-async function deliveriesOnly(ctx: BenchContext, maxConcurrent?: number): Promise<PacedOperation> {
-  const world = await webhookWorld(ctx, maxConcurrent);
+async function deliveriesOnly(ctx: BenchContext): Promise<PacedOperation> {
+  const world = await webhookWorld(ctx);
   let n = 0;
   return warmed(async () => {
     const endpointId = world.endpointIds[(n += 1) % ENDPOINTS];
@@ -182,26 +183,21 @@ async function deliveriesOnly(ctx: BenchContext, maxConcurrent?: number): Promis
 
 export const webhookScenarios: Scenario[] = [
   {
-    name: 'outbound webhooks: grant → delivered to all 10 endpoints, 5 clients each 1/s',
+    name: 'outbound webhooks: grant → delivered to all 10 endpoints, 2 clients each 1/s',
     note:
-      'latency from sending the grant to the 10th receiver answering: the grant request, the outbox record and 10 delivery tasks (written by the bench in place of the fan-out), each delivery reading event and endpoint, resolving and checking the destination, signing, POSTing over loopback and recording the attempt in a transaction; deliveries run on the in-process queue (2 at a time, as under npm start) in the bench process',
-    paced: { clients: 5, perClientPerSecond: 1 },
+      'latency from sending the grant to the 10th receiver answering: the grant request, the outbox record and 10 delivery tasks (written by the bench in place of the fan-out), each delivery reading event and endpoint, resolving and checking the destination, signing, POSTing over loopback and recording the attempt in a transaction; deliveries run on the in-process queue (10 at a time, as under npm start) in the bench process',
+    paced: { clients: 2, perClientPerSecond: 1 },
     storeOperation: grantThenDeliver,
   },
   {
     name: 'outbound webhooks floor: the same grant, then a bare signed POST to each of the 10 receivers (no outbox, task or record)',
-    paced: { clients: 5, perClientPerSecond: 1 },
+    paced: { clients: 2, perClientPerSecond: 1 },
     storeOperation: grantThenBarePosts,
   },
   {
-    name: 'outbound webhooks: deliveries/s, 2 at a time (npm start), 10 clients each 10/s',
-    note: 'each operation writes an outbox record, queues one delivery to one of the 10 endpoints in turn and waits for its receiver: req/s is deliveries/s (offered 100/s); latency includes the wait for one of the in-process queue\'s 2 slots',
+    name: 'outbound webhooks: deliveries/s, one delivery per operation, 10 clients each 10/s',
+    note: 'each operation writes an outbox record, queues one delivery to one of the 10 endpoints in turn and waits for its receiver: req/s is deliveries/s (offered 100/s)',
     paced: { clients: 10, perClientPerSecond: 10 },
-    storeOperation: (ctx) => deliveriesOnly(ctx),
-  },
-  {
-    name: 'outbound webhooks: deliveries/s, 10 at a time (as Cloud Tasks dispatches in parallel), 10 clients each 10/s',
-    paced: { clients: 10, perClientPerSecond: 10 },
-    storeOperation: (ctx) => deliveriesOnly(ctx, 10),
+    storeOperation: deliveriesOnly,
   },
 ];

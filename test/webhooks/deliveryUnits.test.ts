@@ -12,7 +12,8 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
-import { policyBackoffSeconds, RETRY_POLICIES, RETRY_POLICY } from '../../functions/src/tasks/queue';
+import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
+import { policyBackoffSeconds, RETRY_POLICIES, RETRY_POLICY, type QueueName } from '../../functions/src/tasks/queue';
 import { parseDeliveryTask } from '../../functions/src/webhooks/deliveryModel';
 import { MAX_RETRY_SECONDS, retryDelaySeconds } from '../../functions/src/webhooks/deliveryPolicy';
 import { eventBody, signatureHeader } from '../../functions/src/webhooks/signature';
@@ -48,6 +49,31 @@ describe('retryDelaySeconds', () => {
     const draws = new Set(Array.from({ length: 50 }, () => retryDelaySeconds(10)));
     expect(draws.size).toBeGreaterThan(10); // jitter: deliveries failing together spread out
   });
+});
+
+it('runs ten webhook deliveries at once in process, and still two tasks of the other queues', async () => {
+  const peak = async (queue: QueueName): Promise<number> => {
+    const tasks = new InProcessTaskQueue();
+    let running = 0;
+    let highest = 0;
+    const release: (() => void)[] = [];
+    tasks.attach(async () => {
+      running += 1;
+      highest = Math.max(highest, running);
+      await new Promise<void>((resolve) => release.push(resolve));
+      running -= 1;
+    });
+    for (let i = 0; i < 15; i += 1) await tasks.enqueue(queue, {}, { id: `t${i}` });
+    // Release tasks one at a time until all 15 have run; the gate never lets more in than the slots allow.
+    for (let done = 0; done < 15; done += 1) {
+      while (release.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      release.shift()!();
+    }
+    await tasks.drain();
+    return highest;
+  };
+  expect(await peak('webhookDelivery')).toBe(10);
+  expect(await peak('erasure')).toBe(2);
 });
 
 describe('queue retry policies', () => {

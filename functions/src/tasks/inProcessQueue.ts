@@ -11,15 +11,22 @@ export interface InProcessOptions {
   /** Every queue. Default: each queue's RETRY_POLICIES entry (and its `maxRetrySeconds`, measured from the first attempt). */
   maxAttempts?: number;
   /**
-   * Tasks of one queue running at once; the rest wait their turn in order (Cloud Tasks'
-   * maxConcurrentDispatches). Keeps a burst of background work from crowding out requests
-   * on the one local store.
+   * Tasks of one queue running at once, every queue; the rest wait their turn in order (Cloud
+   * Tasks' maxConcurrentDispatches). Keeps a burst of background work from crowding out
+   * requests on the one local store. Default: LOCAL_QUEUE_CONCURRENCY, else LOCAL_TASK_CONCURRENCY.
    */
   maxConcurrent?: number;
 }
 
 /** Default of `maxConcurrent`: room for background work without starving the request path. */
 export const LOCAL_TASK_CONCURRENCY = 2;
+
+/**
+ * Queues whose tasks mostly wait on someone else's server: a webhook delivery holds its slot
+ * while the receiver answers (up to 10 s), so two slow receivers would stall every other
+ * delivery at 2. Ten at once still leaves the one local store room for requests.
+ */
+export const LOCAL_QUEUE_CONCURRENCY: Partial<Record<QueueName, number>> = { webhookDelivery: 10 };
 
 /**
  * Local stand-in for Cloud Tasks with the same semantics: de-duplication by task id (for the
@@ -32,14 +39,14 @@ export class InProcessTaskQueue implements TaskQueue {
   private runner: TaskRunner | null = null;
   private readonly backoffMs: ((attempt: number) => number) | null;
   private readonly maxAttempts: number | null;
-  private readonly maxConcurrent: number;
+  private readonly maxConcurrent: number | null;
   private readonly running = new Map<QueueName, number>();
   private readonly waiting = new Map<QueueName, (() => void)[]>();
 
   constructor(options: InProcessOptions = {}) {
     this.backoffMs = options.backoffMs ?? null;
     this.maxAttempts = options.maxAttempts ?? null;
-    this.maxConcurrent = options.maxConcurrent ?? LOCAL_TASK_CONCURRENCY;
+    this.maxConcurrent = options.maxConcurrent ?? null;
   }
 
   /** Connects the handlers (done once the dependencies they need exist). */
@@ -91,7 +98,7 @@ export class InProcessTaskQueue implements TaskQueue {
   /** Waits for a free slot of the queue (FIFO); a backoff sleep holds none. */
   private takeSlot(queue: QueueName): Promise<void> {
     const running = this.running.get(queue) ?? 0;
-    if (running < this.maxConcurrent) {
+    if (running < (this.maxConcurrent ?? LOCAL_QUEUE_CONCURRENCY[queue] ?? LOCAL_TASK_CONCURRENCY)) {
       this.running.set(queue, running + 1);
       return Promise.resolve();
     }
