@@ -170,6 +170,24 @@ describe('failed attempts', () => {
     expect((await endpointRecord(world.deps, projectId, 'test', endpointId)).failingSince).toBeNull();
   });
 
+  it('queue the next attempt again when the task that recorded a failure runs again (its retry was lost)', async () => {
+    const projectId = await newProject(world.deps);
+    const { endpointId } = await addEndpoint(world.deps, file, projectId, 'test', receiver.url());
+    const event = await recordEvent(world.deps, projectId, 'test', 'entitlement.granted', { sequence: 8 });
+    receiver.reply = (_r, i) => (i === 0 ? { status: 502 } : { status: 200 });
+    await enqueueDelivery(world.queue, projectId, 'test', event.eventId, endpointId);
+    const first = world.queue.queued[0];
+    await world.queue.runNext();
+    const retry = world.queue.queued.pop()!; // enqueuing the retry failed after the attempt was recorded…
+    world.queue.ids.splice(world.queue.ids.indexOf(retry.options.id), 1);
+    world.queue.queued.push(first); // …so the queue runs the first task again
+    await world.queue.runNext();
+    expect(receiver.requests).toHaveLength(1); // not sent again
+    expect(world.queue.queued.map((t) => [t.options.id, t.options.scheduleDelaySeconds])).toEqual([[retry.options.id, retry.options.scheduleDelaySeconds]]);
+    await runAll();
+    expect(await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId))).toMatchObject({ state: 'delivered', attemptCount: 2 });
+  });
+
   it('retry a timeout (no answer within the timeout)', async () => {
     const projectId = await newProject(world.deps);
     const short = steppedDeps({ file, clock: world.clock, delivery: { timeoutMs: 300 } });
