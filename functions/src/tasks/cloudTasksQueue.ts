@@ -6,7 +6,6 @@ export const QUEUE_FUNCTIONS: Record<QueueName, string> = {
   erasure: 'erasureTask',
   identityResolution: 'identityResolutionTask',
   webhookFanout: 'webhookFanoutTask',
-  // Exported by the delivery side of issue 13 (webhooks/ delivery task).
   webhookDelivery: 'webhookDeliveryTask',
 };
 

@@ -1,6 +1,7 @@
 import type { RootDeps } from '../app/deps';
 import { resolveEventIdentities } from '../events/resolution';
 import { erasureTaskHandler } from '../identity/erasure';
+import { deliverWebhookTask } from '../webhooks/deliver';
 import { webhookFanoutHandler } from '../webhooks/fanout';
 import type { QueueName } from './queue';
 
@@ -15,6 +16,7 @@ export const TASK_HANDLERS: Partial<Record<QueueName, TaskHandler>> = {
   identityResolution: resolveEventIdentities,
   erasure: erasureTaskHandler,
   webhookFanout: webhookFanoutHandler,
+  webhookDelivery: deliverWebhookTask,
 };
 
 export async function runTask(queue: QueueName, payload: Record<string, unknown>, deps: RootDeps): Promise<void> {
