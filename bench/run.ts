@@ -26,6 +26,8 @@ async function main(): Promise<void> {
   process.env.GCLOUD_PROJECT ??= LOCAL_GCLOUD_PROJECT;
   process.env.METADATA_SERVER_DETECTION ??= 'none';
   process.env.TESSERA_EXPOSE_ROUND_TRIPS = 'true';
+  // The outbound-webhook scenarios deliver to receivers on loopback, as under `npm start`.
+  process.env.TESSERA_WEBHOOKS_ALLOW_LOOPBACK = 'on';
 
   const sections: string[] = [
     `Tessera benchmark, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${seconds} s per scenario, local stack on the Firestore emulator`,

@@ -53,6 +53,9 @@ async function main(): Promise<void> {
         } else if (message.type === 'cpu') {
           const usage = process.cpuUsage();
           reply({ cpuMicros: usage.user + usage.system });
+        } else if (message.type === 'setSecrets') {
+          Object.assign(process.env, message.secrets);
+          reply({});
         } else {
           wireRails(message.wiring);
           reply({});

@@ -13,6 +13,7 @@ import { createSecretStore, type SecretStore } from '../secrets/store';
 import type { SecretWriter } from '../secrets/writer';
 import { createRailEdges, railStandIns, type RailEdgeOverrides, type RailEdges } from '../rails/edges';
 import { JoseIdTokenVerifier, type IdTokenVerifier } from '../identity/idTokens';
+import type { DeliveryOverrides } from '../webhooks/deliveryPolicy';
 import { OperatorAuthenticator } from '../dashboard/authenticator';
 import { firebaseIdTokenVerifier, type OperatorTokenVerifier } from '../dashboard/firebaseTokens';
 
@@ -34,6 +35,8 @@ export interface Deps {
   rails: RailEdges;
   /** Verifies developers' identity tokens against each project's identity provider. */
   idTokens: IdTokenVerifier;
+  /** Outbound webhook delivery seams (timeout, retry delay, DNS); absent: the production defaults. */
+  webhookDelivery?: DeliveryOverrides;
   /** Dashboard operators: sign-in (Firebase ID tokens; the local link) and per-project roles. */
   operators: OperatorAuthenticator;
 }
@@ -56,6 +59,7 @@ export interface DepsOverrides {
   secrets?: SecretStore;
   rails?: RailEdgeOverrides;
   idTokens?: IdTokenVerifier;
+  webhookDelivery?: DeliveryOverrides;
   /** How dashboard sign-in tokens are verified (tests: firebase-admin against a local certificate server). */
   operatorTokens?: OperatorTokenVerifier;
   /** Where the dashboard writes webhook signing secrets (tests: a temporary file). */
@@ -70,7 +74,7 @@ export function createDeps(overrides: DepsOverrides = {}): RootDeps {
     logs.rateLimiterFailedOpen(id.projectId, id.env, id.bucket, err instanceof Error ? err.message : String(err)),
   );
   const tasks = overrides.tasks ?? new InProcessTaskQueue();
-  const deps: RootDeps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails, settings),
+  const deps: RootDeps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails, settings), webhookDelivery: overrides.webhookDelivery,
     operators: new OperatorAuthenticator(db, { clock, tasks, tokens: overrides.operatorTokens ?? firebaseIdTokenVerifier(), allowLoopbackWebhooks: settings.webhooksAllowLoopback, secrets: overrides.operatorSecrets }) };
   logs.started(describeSettings(settings));
   const standIns = railStandIns(deps.rails);

@@ -25,9 +25,9 @@ export function appendAudit(tx: Transaction, scope: EnvScope, entry: NewAuditEnt
   return stored;
 }
 
-export type ServerAuditAction = 'grant' | 'revoke' | 'migration' | 'webhook' | 'key' | 'app' | 'operator' | 'conflict';
+export type ServerAuditAction = 'grant' | 'revoke' | 'migration' | 'webhook' | 'expiry' | 'key' | 'app' | 'operator' | 'conflict';
 
-/** Event ids of server-originated entries: `srv_grant_<random>`, `srv_revoke_…`, `srv_migration_…`, `srv_webhook_…` (endpoint changes), `srv_key_…`, `srv_app_…`, `srv_operator_…`, `srv_conflict_…` (operator changes). */
+/** Event ids of server-originated entries: `srv_grant_<random>`, `srv_revoke_…`, `srv_migration_…`, `srv_webhook_…` (endpoint changes), `srv_expiry_…` (an end recorded), `srv_key_…`, `srv_app_…`, `srv_operator_…`, `srv_conflict_…` (operator changes). */
 export function newServerEventId(action: ServerAuditAction): string {
   return `srv_${action}_${randomToken(24)}`;
 }

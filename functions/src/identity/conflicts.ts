@@ -3,8 +3,11 @@ import { appendAudit, newServerEventId } from '../audit/append';
 import { actorDetails, CLI_ACTOR, type OperatorActor } from '../audit/operatorActor';
 import { DomainError } from '../errors/domain';
 import { projectionRef, readGrantsOfCustomers } from '../entitlements/projection';
+import { MERGE_EVENT_TYPE } from '../entitlements/changeModel';
 import { applyGrantChanges } from '../entitlements/writer';
 import { randomToken } from '../keys/format';
+import { customerMergedEvent } from '../webhooks/customerEvents';
+import { appendWebhookEvent } from '../webhooks/outbox';
 import type { Env } from '../store/env';
 import { EnvScope } from '../store/scope';
 import { inCustomerTurn } from '../store/writeQueue';
@@ -117,7 +120,7 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
     applyGrantChanges(tx, scope, {
       customers: all.map((customerId, i) => ({ customerId, projection: projectionSnaps[i], grants: grants.filter((g) => g.customerId === customerId) })),
       changes: moved,
-      cause: { kind: 'operator', rail: 'manual', auditEventId, eventType: 'customer.merged' },
+      cause: { kind: 'operator', rail: 'manual', auditEventId, eventType: MERGE_EVENT_TYPE },
       now,
     });
 
@@ -143,7 +146,7 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
     appendAudit(tx, scope, {
       eventId: auditEventId,
       rail: 'manual',
-      eventType: 'customer.merged',
+      eventType: MERGE_EVENT_TYPE,
       customerId: canonicalId,
       subscriptionId: null,
       decision: 'applied',
@@ -156,6 +159,8 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
       processedAt: now,
       details: { conflictId: id, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, ...actorDetails(actor) },
     });
+    // The outbox: fanned out by the webhook relay (an operator command has no task queue).
+    appendWebhookEvent(tx, scope, customerMergedEvent(scope, { canonicalCustomerId: canonicalId, mergedCustomerIds: others, auditEventId, at: now }));
     return { conflictId: id, decision: 'merged', canonicalCustomerId: canonicalId, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, auditEventId };
   });
 }

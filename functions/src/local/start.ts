@@ -51,6 +51,9 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const tasks = new InProcessTaskQueue();
   const deps = createDeps({ tasks });
   const demo = await seedDemo(deps.db, readDemoSpec(DEMO_SPEC), deps.clock.now());
+  // Deployed, Cloud Scheduler runs it every minute (index.ts webhookWorker).
+  const { startLocalWebhookWorker } = await import('../webhooks/outboxWorker');
+  const webhookWorker = startLocalWebhookWorker(deps);
   const { withHostingPublic } = await import('./hosting');
   const server = createServer(withHostingPublic(createApiApp(ALL_ROUTES, deps)));
   // The dashboard's one-time login link: valid for this run only (dashboard/README.md).
@@ -79,6 +82,7 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
     stopping = true;
     console.log(`\n${signal}: stopping…`);
     server.close();
+    await webhookWorker.stop();
     await tasks.drain();
     try {
       if (emulator.owned) await emulator.exportTo(EXPORT_DIR, process.env.GCLOUD_PROJECT!);

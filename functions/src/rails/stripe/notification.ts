@@ -109,6 +109,7 @@ async function decideStripeEvent(deps: Deps, scope: EnvScope, config: StripeRail
   const object = event.data.object as unknown as StripeObject;
   const base = {
     scope,
+    tasks: deps.tasks,
     rail: 'stripe' as const,
     eventId: event.id,
     eventType: railEventType('stripe', event.type),
