@@ -3,11 +3,14 @@
  * playwright-core) against `npm start`'s stack: the one-time local link signs in; an operator
  * creates an app and its keys (the secret shown once), rotates with a chosen grace, revokes and
  * sees the key-activity list; finds a customer, grants and revokes with a reason and sees the
- * audit entry; resolves a conflict side by side; opens an error's symbolicated stack; and the
+ * audit entry; resolves a conflict side by side; opens an error's symbolicated stack; sends a
+ * webhook test event and replays the delivery; and the
  * environment switch is always visible, test is marked, and a test view never shows live data.
  * With DASHBOARD_SCREENSHOTS=1 each page is saved under docs/dashboard/ (the README shows them).
  */
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { linkMigratedUser } from '../../functions/src/identity/repository';
@@ -189,7 +192,7 @@ it('opens an error group’s symbolicated stack', async () => {
   await shot('overview');
 });
 
-it('sets rail references and registers a webhook endpoint with its secret shown once', async () => {
+it('sets rail references; registers a webhook endpoint (secret shown once), sends a test event and replays its delivery', async () => {
   await go('live', 'rails');
   const stripe = page.getByRole('form', { name: 'Set the Stripe references' });
   await stripe.getByLabel('Secret key reference').fill('stripe-live-secret-key');
@@ -198,15 +201,45 @@ it('sets rail references and registers a webhook endpoint with its secret shown 
   await main().getByText('stripe-live-webhook-secret').first().waitFor();
   await shot('rails');
 
-  await go('test', 'webhooks');
-  const form = page.getByRole('form', { name: 'Register a webhook endpoint' });
-  await form.getByLabel('Endpoint URL').fill(`http://127.0.0.1:9/hooks/${run}`);
-  await form.getByLabel('entitlement.granted').check();
-  await form.getByRole('button', { name: 'Register endpoint' }).click();
-  await page.getByTestId('once-secret').waitFor();
-  expect(await page.getByTestId('once-secret').textContent()).toMatch(/^whsec_/);
-  await page.getByRole('button', { name: 'I have stored it' }).click();
-  await page.locator('article', { hasText: `/hooks/${run}` }).waitFor();
+  const received: string[] = [];
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push(JSON.parse(body).type);
+      res.writeHead(200).end('thanks');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  try {
+    await go('test', 'webhooks');
+    const form = page.getByRole('form', { name: 'Register a webhook endpoint' });
+    await form.getByLabel('Endpoint URL').fill(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/${run}`);
+    await form.getByLabel('entitlement.granted').check();
+    await form.getByRole('button', { name: 'Register endpoint' }).click();
+    await page.getByTestId('once-secret').waitFor();
+    expect(await page.getByTestId('once-secret').textContent()).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    const card = page.locator('article', { hasText: `/hooks/${run}` });
+    await card.waitFor();
+
+    await card.getByRole('button', { name: 'Send test event' }).click();
+    const delivered = card.locator('tr[data-delivery-id]', { has: page.locator('.state-delivery-delivered') });
+    // The delivery runs in the stack's background queue: refresh until it is recorded as delivered.
+    const refresh = () => Promise.all([page.waitForResponse((r) => r.url().includes('/deliveries')), card.getByRole('button', { name: 'Refresh deliveries' }).click()]);
+    for (let attempt = 0; attempt < 50 && (await delivered.count()) < 1; attempt += 1) await refresh();
+    expect(await delivered.count()).toBe(1);
+    expect(await delivered.first().textContent()).toContain('HTTP 200');
+
+    await delivered.first().getByRole('button', { name: 'Replay' }).click();
+    await card.getByRole('status').filter({ hasText: 'replayed' }).waitFor();
+    for (let attempt = 0; attempt < 50 && (await delivered.count()) < 2; attempt += 1) await refresh();
+    expect(await delivered.count()).toBe(2);
+    expect(await card.locator('tr[data-delivery-id]', { hasText: '(replay)' }).count()).toBe(1);
+    expect(received).toEqual(['webhook.test', 'webhook.test']);
+  } finally {
+    receiver.close();
+  }
   await shot('webhooks');
 });
 

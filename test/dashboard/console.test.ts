@@ -8,8 +8,11 @@
  * against its release's source maps.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LocalSecretStore } from '../../functions/src/secrets/store';
 import { LocalSecretWriter } from '../../functions/src/secrets/writer';
 import { linkMigratedUser } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
@@ -21,7 +24,7 @@ let session: Record<string, string>;
 const secretsFile = join(mkdtempSync(join(tmpdir(), 'dash-secrets-')), 'secrets.json');
 
 beforeAll(async () => {
-  service = createTestService({ operatorSecrets: new LocalSecretWriter(secretsFile), settings: { webhooksAllowLoopback: true } });
+  service = createTestService({ operatorSecrets: new LocalSecretWriter(secretsFile), secrets: new LocalSecretStore({ file: secretsFile, environment: {} }), settings: { webhooksAllowLoopback: true }, webhookDelivery: { retryDelaySeconds: () => 0 } });
   project = await seedProject(service);
   const loginToken = service.deps.operators.enableLocalLogin();
   const res = await service.request().post('/v1/dashboard-api/session/local').send({ loginToken });
@@ -180,6 +183,45 @@ describe('webhook endpoints', () => {
     expect(disabled.body.data.endpoint.enabled).toBe(false);
     expect((await audit('test', disabled.body.data.auditEventId)).details).toMatchObject({ surface: 'dashboard', operator: 'local-operator@localhost' });
     expectError(await post('live', `/webhooks/${endpointId}/enable`), 400, 'invalid_request_error', 'invalid_param_value');
+  });
+});
+
+describe('webhook deliveries', () => {
+  it('sends a test event, lists the delivery with its attempts, and replays it, each audited with the operator', async () => {
+    const received: { type: string; id: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push(JSON.parse(body));
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = receiver.address() as AddressInfo;
+      const { endpoint } = (await post('live', '/webhooks', { url: `http://127.0.0.1:${port}/hook` })).body.data;
+      const sent = await post('live', `/webhooks/${endpoint.endpointId}/test`);
+      expect(sent.status).toBe(200);
+      expect((await audit('live', sent.body.data.auditEventId)).details).toMatchObject({ surface: 'dashboard', operator: 'local-operator@localhost', endpointId: endpoint.endpointId });
+      await service.tasks.drain();
+      expect(received.map((e) => e.type)).toEqual(['webhook.test']);
+      let deliveries = (await get('live', `/webhooks/${endpoint.endpointId}/deliveries`)).body.data;
+      expect(deliveries).toEqual([expect.objectContaining({ eventId: sent.body.data.eventId, state: 'delivered', attempts: [expect.objectContaining({ statusCode: 200 })] })]);
+
+      const replayed = await post('live', `/webhook-events/${sent.body.data.eventId}/replay`, { endpointId: endpoint.endpointId });
+      expect(replayed.status).toBe(200);
+      expect((await audit('live', replayed.body.data.auditEventId)).eventType).toBe('webhook_delivery.replayed');
+      await service.tasks.drain();
+      expect(received.map((e) => e.id)).toEqual([sent.body.data.eventId, sent.body.data.eventId]);
+      deliveries = (await get('live', `/webhooks/${endpoint.endpointId}/deliveries`)).body.data;
+      expect(deliveries.map((d: { replay: string | null; state: string }) => [d.replay === null ? 'original' : 'replay', d.state]).sort()).toEqual([['original', 'delivered'], ['replay', 'delivered']]);
+      // The other environment has neither the endpoint nor the event.
+      expectError(await get('test', `/webhooks/${endpoint.endpointId}/deliveries`), 400, 'invalid_request_error', 'invalid_param_value');
+      expectError(await post('test', `/webhook-events/${sent.body.data.eventId}/replay`, {}), 400, 'invalid_request_error', 'invalid_param_value');
+    } finally {
+      receiver.close();
+    }
   });
 });
 

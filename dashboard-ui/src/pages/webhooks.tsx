@@ -19,7 +19,8 @@ const EVENT_TYPES = ['entitlement.granted', 'entitlement.renewed', 'entitlement.
 
 /**
  * Endpoints of this environment: register (signing secret shown once), disable / enable, rotate
- * the secret with a grace. Deliveries, replay and the test event arrive with outbound delivery.
+ * the secret with a grace, send a test event; each endpoint's deliveries with their attempts,
+ * and replay of a delivered or failed event.
  */
 export function WebhooksPage(props: PageProps) {
   const [endpoints, reload] = useResource<Endpoint[]>(inProject(props.projectId, props.env, '/webhooks'));
@@ -128,6 +129,119 @@ function EndpointCard({ endpoint, page, onChanged, onSecret }: { endpoint: Endpo
         </div>
       )}
       <ErrorBox error={toggle.error ?? rotate.error} />
+      <Deliveries endpoint={endpoint} page={page} />
     </article>
+  );
+}
+
+interface Delivery {
+  deliveryId: string;
+  eventId: string;
+  eventType: string;
+  replay: string | null;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: { attempt: number; at: number; statusCode: number | null; latencyMs: number; error: string | null; errorDetail: string | null }[];
+  attemptCount: number;
+  nextRetryAt: number | null;
+  createdAt: number;
+}
+
+function Deliveries({ endpoint, page }: { endpoint: Endpoint; page: PageProps }) {
+  const [deliveries, reload] = useResource<Delivery[]>(inProject(page.projectId, page.env, `/webhooks/${endpoint.endpointId}/deliveries`));
+  const [notice, setNotice] = useState<{ text: string; auditEventId: string } | null>(null);
+  const test = useAction(() => call<{ eventId: string; auditEventId: string }>('POST', inProject(page.projectId, page.env, `/webhooks/${endpoint.endpointId}/test`)));
+  const replay = useAction((eventId: string) => call<{ auditEventId: string }>('POST', inProject(page.projectId, page.env, `/webhook-events/${encodeURIComponent(eventId)}/replay`), { endpointId: endpoint.endpointId }));
+  return (
+    <section aria-label={`Deliveries to ${endpoint.endpointId}`}>
+      <h3>Deliveries</h3>
+      <p class="inline-form">
+        {page.canChange && (
+          <button
+            type="button"
+            disabled={test.busy || !endpoint.enabled}
+            onClick={async () => {
+              const result = await test.act();
+              if (result) {
+                setNotice({ text: `Test event ${result.eventId} queued.`, auditEventId: result.auditEventId });
+                reload();
+              }
+            }}
+          >
+            Send test event
+          </button>
+        )}
+        <button type="button" onClick={reload}>
+          Refresh deliveries
+        </button>
+      </p>
+      {notice && (
+        <p role="status">
+          {notice.text} <AuditLink eventId={notice.auditEventId} base={linkTo(page, 'audit')} />
+        </p>
+      )}
+      <ErrorBox error={test.error ?? replay.error} />
+      <Show resource={deliveries} empty={(list) => list.length === 0} emptyText="No deliveries to this endpoint yet.">
+        {(list) => (
+          <table aria-label={`Deliveries of ${endpoint.endpointId}`}>
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Event</th>
+                <th scope="col">State</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last answer</th>
+                {page.canChange && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((d) => {
+                const last = d.attempts[d.attempts.length - 1];
+                return (
+                  <tr data-delivery-id={d.deliveryId}>
+                    <td>
+                      <Time ms={d.createdAt} />
+                    </td>
+                    <td>
+                      {d.eventType} <code>{d.eventId}</code>
+                      {d.replay && <span class="muted"> (replay)</span>}
+                    </td>
+                    <td>
+                      <span class={`state state-delivery-${d.state}`}>{d.state}</span>
+                      {d.nextRetryAt && (
+                        <span class="muted">
+                          {' '}
+                          next try <Time ms={d.nextRetryAt} />
+                        </span>
+                      )}
+                    </td>
+                    <td>{d.attemptCount}</td>
+                    <td>{last ? (last.statusCode !== null ? `HTTP ${last.statusCode} in ${last.latencyMs} ms` : `${last.error ?? 'no answer'}${last.errorDetail ? ` (${last.errorDetail})` : ''}`) : '—'}</td>
+                    {page.canChange && (
+                      <td>
+                        {d.state !== 'pending' && (
+                          <button
+                            type="button"
+                            disabled={replay.busy || !endpoint.enabled}
+                            onClick={async () => {
+                              const result = await replay.act(d.eventId);
+                              if (result) {
+                                setNotice({ text: `Event ${d.eventId} replayed.`, auditEventId: result.auditEventId });
+                                reload();
+                              }
+                            }}
+                          >
+                            Replay
+                          </button>
+                        )}
+                      </td>
+                    )}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </Show>
+    </section>
   );
 }

@@ -1,7 +1,7 @@
 import type { Firestore } from 'firebase-admin/firestore';
-import { auditRef } from '../audit/append';
 import type { AuditEntry } from '../audit/model';
 import type { OperatorActor } from '../audit/operatorActor';
+import { auditRef } from '../audit/append';
 import { toPublicAuditEntry } from '../audit/publicShape';
 import { DAY, type Clock } from '../clock';
 import { DomainError } from '../errors/domain';
@@ -27,6 +27,9 @@ import { symbolicate } from '../sourcemaps/resolve';
 import { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
 import { createEndpoint, disableEndpoint, enableEndpoint, listEndpoints, rotateEndpointSecret, type EndpointDeps } from '../webhooks/endpoints';
+import { listDeliveries, replayEvent, sendTestEvent } from '../webhooks/operator';
+import { appendAudit, newServerEventId } from '../audit/append';
+import { actorDetails } from '../audit/operatorActor';
 import { errorGroups, errorSample, type ErrorGroup } from './errorGroups';
 import type { OperatorGrant } from './model';
 
@@ -317,6 +320,54 @@ export class OperatorConsole {
 
   rotateWebhookSecret(endpointId: string, graceMs: number) {
     return rotateEndpointSecret(this.scope, endpointId, graceMs, this.endpointDeps());
+  }
+
+  /** An endpoint's deliveries, newest first, with every attempt's status (webhooks/operator.ts, as `tessera webhooks deliveries`). */
+  webhookDeliveries(endpointId: string, eventId: string | null) {
+    return listDeliveries(this.scope, endpointId, eventId);
+  }
+
+  /** Sends a `webhook.test` event to one endpoint (as `tessera webhooks test`), audited with the operator. */
+  async sendWebhookTestEvent(endpointId: string) {
+    const result = await sendTestEvent(this.scope, endpointId, { tasks: this.ports.tasks, now: this.now() });
+    const auditEventId = await this.auditDeliveryRequest('test_sent', `Operator sent a test event to webhook endpoint ${endpointId}.`, { endpointId, eventId: result.eventId, deliveryIds: [result.deliveryId] });
+    return { eventId: result.eventId, endpointId, deliveryId: result.deliveryId, auditEventId };
+  }
+
+  /** A new delivery of an event (as `tessera webhooks replay`), audited with the operator. */
+  async replayWebhookEvent(eventId: string, endpointId: string | null) {
+    const result = await replayEvent(this.scope, eventId, endpointId, { tasks: this.ports.tasks, now: this.now() });
+    const deliveryIds = result.deliveries.map((d) => d.deliveryId);
+    const auditEventId = await this.auditDeliveryRequest('replayed', `Operator replayed webhook event ${eventId}${endpointId ? ` to ${endpointId}` : ''}.`, { eventId, endpointId, replay: result.replay, deliveryIds });
+    return { eventId, replay: result.replay, deliveries: result.deliveries.map(({ endpointId: id, deliveryId }) => ({ endpointId: id, deliveryId })), auditEventId };
+  }
+
+  /**
+   * The delivery services queue their tasks outside any transaction (a queued task is the
+   * effect), so the operator's request is audited once it has been queued.
+   */
+  private async auditDeliveryRequest(action: 'test_sent' | 'replayed', reason: string, details: Record<string, unknown>): Promise<string> {
+    const eventId = newServerEventId('webhook');
+    const now = this.now();
+    await this.scope.runTransaction(async (tx) => {
+      appendAudit(tx, this.scope, {
+        eventId,
+        rail: 'manual',
+        eventType: `webhook_delivery.${action}`,
+        customerId: null,
+        subscriptionId: null,
+        decision: 'applied',
+        reason,
+        fromState: null,
+        toState: null,
+        signatureVerified: false,
+        reconciledWithProvider: false,
+        rawEventReceivedAt: now,
+        processedAt: now,
+        details: { ...details, ...actorDetails(this.actor) },
+      });
+    });
+    return eventId;
   }
 }
 

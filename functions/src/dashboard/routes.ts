@@ -7,7 +7,7 @@ import { errorGroupsRoute, errorSampleRoute, releaseSourceMapsRoute } from './ro
 import { overviewRoute } from './routes/overview';
 import { railsRoute, setAppleRailRoute, setGoogleRailRoute, setStripeRailRoute } from './routes/rails';
 import { localLoginRoute, sessionRoute } from './routes/session';
-import { createEndpointRoute, disableEndpointRoute, enableEndpointRoute, rotateSecretRoute, webhookEndpointsRoute } from './routes/webhooks';
+import { createEndpointRoute, deliveriesRoute, disableEndpointRoute, enableEndpointRoute, replayRoute, rotateSecretRoute, sendTestEventRoute, webhookEndpointsRoute } from './routes/webhooks';
 
 /** The `dashboardApi` group: the operator dashboard's API (README.md). */
 export const dashboardRoutes: CompiledRoute[] = [
@@ -39,4 +39,7 @@ export const dashboardRoutes: CompiledRoute[] = [
   disableEndpointRoute,
   enableEndpointRoute,
   rotateSecretRoute,
+  deliveriesRoute,
+  sendTestEventRoute,
+  replayRoute,
 ];

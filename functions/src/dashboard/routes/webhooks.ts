@@ -1,12 +1,14 @@
 import type { JSONSchemaType } from 'ajv';
 import { HOUR } from '../../clock';
+import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
 import { IN_PROJECT, NO_STORE, reply } from './paths';
 
 /**
- * Webhook endpoints of the path's environment (webhooks/endpoints.ts, as the CLI): list,
- * register (the signing secret shown once), disable, enable, rotate the secret with a grace.
- * Deliveries, replay and the test event come with the delivery work (issue 13).
+ * Webhook endpoints of the path's environment (webhooks/endpoints.ts and webhooks/operator.ts,
+ * as the CLI): list, register (the signing secret shown once), disable, enable, rotate the secret
+ * with a grace; an endpoint's deliveries with every attempt's status; send a test event; replay
+ * an event.
  */
 
 export const webhookEndpointsRoute = route({
@@ -87,4 +89,55 @@ export const rotateSecretRoute = route<RotateSecretBody>({
   body: rotateSecretSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.rotateWebhookSecret(ctx.params.endpointId ?? '', SECRET_GRACES[ctx.body.grace])),
+});
+
+export interface DeliveriesQuery {
+  event?: string;
+}
+
+export const deliveriesQuerySchema: JSONSchemaType<DeliveriesQuery> = {
+  type: 'object',
+  required: [],
+  properties: { event: { type: 'string', nullable: true, minLength: 1, maxLength: 128 } },
+};
+
+export const deliveriesRoute = route<unknown, DeliveriesQuery>({
+  method: 'GET',
+  path: `${IN_PROJECT}/webhooks/:endpointId/deliveries`,
+  key: 'operator',
+  query: deliveriesQuerySchema,
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.webhookDeliveries(ctx.params.endpointId ?? '', ctx.query.event ?? null)),
+});
+
+export const sendTestEventRoute = route({
+  method: 'POST',
+  path: `${IN_PROJECT}/webhooks/:endpointId/test`,
+  key: 'operator',
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.sendWebhookTestEvent(ctx.params.endpointId ?? '')),
+});
+
+export interface ReplayBody {
+  /** Only this endpoint; absent: every enabled endpoint that receives the event. */
+  endpointId?: string | null;
+}
+
+export const replaySchema: JSONSchemaType<ReplayBody> = {
+  type: 'object',
+  required: [],
+  properties: { endpointId: { type: 'string', nullable: true, minLength: 1, maxLength: 128 } },
+};
+
+export const replayRoute = route<ReplayBody>({
+  method: 'POST',
+  path: `${IN_PROJECT}/webhook-events/:eventId/replay`,
+  key: 'operator',
+  body: replaySchema,
+  cacheControl: NO_STORE,
+  handler: async (ctx) => {
+    const eventId = ctx.params.eventId ?? '';
+    if (!/^evt_[A-Za-z0-9_-]{1,100}$/.test(eventId)) throw invalidParam('Not a webhook event id (evt_…).');
+    return reply(await ctx.operator.console.replayWebhookEvent(eventId, ctx.body.endpointId ?? null));
+  },
 });
