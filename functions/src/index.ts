@@ -54,6 +54,7 @@ export const serverApi = groupFunction('server', { timeoutSeconds: 540 });
 // few requests per instance, each with room.
 export const sourcemapsApi = groupFunction('sourcemaps', { memory: '1GiB', timeoutSeconds: 120, concurrency: 6 });
 export const webhooksApi = groupFunction('webhooks');
+export const reportsApi = groupFunction('reports');
 
 /** A Cloud Tasks queue function: runs the queue's handler; a throw makes Cloud Tasks retry. */
 function taskFunction(queue: QueueName) {

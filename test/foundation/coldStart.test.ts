@@ -44,6 +44,7 @@ it.each(Object.keys(GROUP_LOADERS) as GroupName[])('loads only its own routes on
     server: ['entitlements/routes.js', 'identity/routes.js'],
     sourcemaps: ['sourcemaps/routes.js'],
     webhooks: ['rails/routes.js'],
+    reports: ['reports/routes.js'],
   };
   expect(routeFiles(await loadedModules(group))).toEqual(expected[group]);
 }, 30_000);

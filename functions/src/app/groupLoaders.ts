@@ -18,4 +18,5 @@ export const GROUP_LOADERS: Record<GroupName, () => Promise<CompiledRoute[]>> = 
   },
   sourcemaps: async () => (await import('../sourcemaps/routes')).sourcemapRoutes,
   webhooks: async () => (await import('../rails/routes')).webhookRoutes,
+  reports: async () => (await import('../reports/routes')).reportRoutes,
 };

@@ -10,6 +10,7 @@ export const GROUP_FUNCTIONS = {
   server: 'serverApi',
   sourcemaps: 'sourcemapsApi',
   webhooks: 'webhooksApi',
+  reports: 'reportsApi',
 } as const;
 
 export type GroupName = keyof typeof GROUP_FUNCTIONS;

@@ -4,6 +4,7 @@ import { eventRoutes } from '../events/routes';
 import { identityRoutes, identityServerRoutes } from '../identity/routes';
 import { purchaseRoutes } from '../purchases/routes';
 import { webhookRoutes } from '../rails/routes';
+import { reportRoutes } from '../reports/routes';
 import { sdkRoutes } from '../sdk/routes';
 import { sourcemapRoutes } from '../sourcemaps/routes';
 import type { GroupName } from './groupNames';
@@ -24,6 +25,7 @@ export const GROUPS = {
   server: [...serverRoutes, ...identityServerRoutes],
   sourcemaps: sourcemapRoutes,
   webhooks: webhookRoutes,
+  reports: reportRoutes,
 } satisfies Record<GroupName, CompiledRoute[]>;
 
 export const ALL_ROUTES: CompiledRoute[] = Object.values(GROUPS).flat();

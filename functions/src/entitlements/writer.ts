@@ -1,5 +1,6 @@
 import { Timestamp, type DocumentSnapshot, type Transaction } from 'firebase-admin/firestore';
 import { auditExpiry } from '../audit/append';
+import { recordSubscriberChanges } from '../reports/subscriberRollup';
 import type { EnvScope } from '../store/scope';
 import { ENTITLEMENT_CHANGES, type EntitlementCause, type EntitlementChange } from './changeModel';
 import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';
@@ -11,7 +12,8 @@ import { toPublicEntitlement } from './publicShape';
  * entitlements (server grant and revoke, migration rows, rail decisions, merges) calls
  * `applyGrantChanges` inside its own transaction, after its reads: it writes the changed grants,
  * rewrites each touched customer's projection from that customer's grant list as it will be,
- * and appends one change record per key whose public state changed, numbered per customer.
+ * and appends one change record per key whose public state changed, numbered per customer,
+ * with the subscriber rollups those records move (reports/subscriberRollup.ts).
  * Nothing else writes `grants/`, `projections/` or `entitlementChanges/`
  * (test/entitlements/oneWriter.test.ts holds that).
  */
@@ -95,6 +97,8 @@ export function applyGrantChanges(tx: Transaction, scope: EnvScope, input: Grant
     projections.set(customer.customerId, doc);
     records.push(...customerRecords);
   }
+  // The subscriber rollups move with the change records, in the same transaction.
+  recordSubscriberChanges(tx, scope, records);
   return { projections, records };
 }
 

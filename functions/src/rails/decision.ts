@@ -9,6 +9,8 @@ import { customerRef } from '../identity/repository';
 import type { CustomerRecord } from '../identity/model';
 import type { EnvScope } from '../store/scope';
 import { writeKeys, writeQueue } from '../store/writeQueue';
+import type { RevenueFact } from '../reports/revenueFacts';
+import { recordRevenue, revenueClaimRefs } from '../reports/revenueRollup';
 import { ACCESS_STATES, SUBSCRIPTIONS, subscriptionDocId, type SubscriptionRecord, type SubscriptionSnapshot } from './model';
 
 /**
@@ -47,6 +49,11 @@ export interface RailDecisionInput {
   noSnapshotReason: string;
   /** Rail-specific record fields, given the stored record. */
   railFacts?: (current: SubscriptionRecord | null) => Pick<SubscriptionRecord, 'apple' | 'stripe' | 'google'>;
+  /**
+   * Money the event shows (a payment or a refund), recorded with the decision for the revenue
+   * report, once per payment or refund id (reports/revenueRollup.ts); never on a duplicate delivery.
+   */
+  revenue?: RevenueFact | null;
   /** Extra writes of the same decision (payment index, idempotency record). */
   extraWrites?: (tx: Transaction, outcome: RailDecision) => void;
   details?: Record<string, unknown>;
@@ -113,12 +120,15 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreR
   return scope.runTransaction(async (tx) => {
     const subRef = input.subscriptionId ? subscriptionRef(scope, input.rail, input.subscriptionId) : null;
     const expected = input.customerId;
-    // One read for the event, the record and the expected customer with its projection.
+    const claimRefs = revenueClaimRefs(scope, input.revenue);
+    // One read for the event, the record, the expected customer with its projection and the revenue claims.
     const snaps = await getAllInTx(tx, scope, [
       auditRef(scope, input.eventId),
       ...(subRef ? [subRef] : []),
       ...(expected ? [customerRef(scope, expected), projectionRef(scope, expected)] : []),
+      ...claimRefs,
     ]);
+    const claimSnaps = snaps.splice(snaps.length - claimRefs.length, claimRefs.length);
     const auditSnap = snaps[0];
     const subSnap = subRef ? snaps[1] : null;
     const expectedSnaps = expected ? snaps.slice(snaps.length - 2) : null;
@@ -133,7 +143,7 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreR
     if (!snapshot || !subRef) {
       const reason = stale ? 'out_of_order' : input.noSnapshotReason;
       const outcome: RailDecision = { duplicate: false, decision: 'no_op', reason, customerId, fromState, toState: fromState, projection: storedProjection(projectionSnap) };
-      record(tx, input, outcome);
+      record(tx, input, outcome, claimSnaps);
       return outcome;
     }
 
@@ -154,7 +164,7 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreR
 
     const decision = decideOutcome(snapshot, current, changed, customerId, grantedKeys);
     const outcome: RailDecision = { duplicate: false, ...decision, customerId, fromState, toState: snapshot.state, projection };
-    record(tx, input, outcome, { productIds: snapshot.productIds, entitlementKeys: grantedKeys });
+    record(tx, input, outcome, claimSnaps, { productIds: snapshot.productIds, entitlementKeys: grantedKeys });
     return outcome;
   });
 }
@@ -305,7 +315,7 @@ function transitionReason(from: string | null, to: string): string {
   return from === to ? `updated_${to}` : `${from}_to_${to}`;
 }
 
-function record(tx: Transaction, input: RailDecisionInput, outcome: RailDecision, extra: Record<string, unknown> = {}): void {
+function record(tx: Transaction, input: RailDecisionInput, outcome: RailDecision, revenueClaims: readonly DocumentSnapshot[], extra: Record<string, unknown> = {}): void {
   appendAudit(tx, input.scope, {
     eventId: input.eventId,
     rail: input.rail,
@@ -322,5 +332,6 @@ function record(tx: Transaction, input: RailDecisionInput, outcome: RailDecision
     processedAt: input.now,
     details: { ...input.details, ...extra },
   });
+  recordRevenue(tx, input.scope, input.revenue, revenueClaims);
   input.extraWrites?.(tx, outcome);
 }

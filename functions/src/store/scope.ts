@@ -12,7 +12,7 @@ import {
 import { coalescedGetAll } from './coalesced';
 import type { Env } from './env';
 import { countedTransaction } from './counted';
-import { countRoundTrips } from './roundTrips';
+import { countDocumentsRead, countRoundTrips } from './roundTrips';
 
 /** Top-level collections that a scope may add entries to (see `EnvScope.ledgerRef`). */
 export type CrossPartitionLedger = 'pendingErasures';
@@ -92,6 +92,7 @@ export class EnvScope {
       return [];
     }
     countRoundTrips();
+    countDocumentsRead(refs.length);
     const gate = this.gate;
     if (!gate) return coalescedGetAll(this.db, refs);
     const [keySnapshot, ...rest] = await coalescedGetAll(this.db, [gate.ref, ...refs]);
@@ -108,7 +109,9 @@ export class EnvScope {
   async query(query: Query): Promise<QuerySnapshot> {
     await this.ensureKeyVerified();
     countRoundTrips();
-    return query.get();
+    const snapshot = await query.get();
+    countDocumentsRead(snapshot.size);
+    return snapshot;
   }
 
   /**
