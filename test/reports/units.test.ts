@@ -26,26 +26,28 @@ const deltas = (before: PublicEntitlement | null, after: PublicEntitlement | nul
   subscriberDeltas({ key: 'pro', before, after, changedAt: T0 }).map((d) => [d.series, d.hour * H - T0, d.amount]);
 
 describe('subscriber deltas', () => {
-  it('a new entitlement starts in its hour and ends in the hour its validUntil falls in (rounded up)', () => {
+  it('a new entitlement starts in its hour and ends in the hour of its last active instant', () => {
     expect(deltas(null, ent(T0 + 30 * D))).toEqual([
       ['["pro","manual"]', -30 * 60_000, 1],
-      ['["pro","manual"]', 30 * D + 30 * 60_000, -1],
+      ['["pro","manual"]', 30 * D - 30 * 60_000, -1],
     ]);
+    // Ending exactly on the hour: its last active instant is in the hour before.
+    expect(deltas(null, ent(T0 + 30 * 60_000 + D))[1]).toEqual(['["pro","manual"]', D - 30 * 60_000, -1]);
     expect(deltas(null, ent(null))).toEqual([['["pro","manual"]', -30 * 60_000, 1]]);
   });
 
   it('a renewal on the same rail only moves the end', () => {
     expect(deltas(ent(T0 + D), ent(T0 + 31 * D))).toEqual([
-      ['["pro","manual"]', D + 30 * 60_000, 1],
-      ['["pro","manual"]', 31 * D + 30 * 60_000, -1],
+      ['["pro","manual"]', D - 30 * 60_000, 1],
+      ['["pro","manual"]', 31 * D - 30 * 60_000, -1],
     ]);
     expect(deltas(ent(T0 + D), ent(T0 + D + 60_000))).toEqual([]);
   });
 
-  it('an early end (revoke, merge) cancels the scheduled end and ends at the current hour', () => {
+  it('an early end (revoke, merge) cancels the scheduled end and ends in the current hour', () => {
     expect(deltas(ent(T0 + D), null)).toEqual([
-      ['["pro","manual"]', D + 30 * 60_000, 1],
-      ['["pro","manual"]', 30 * 60_000, -1],
+      ['["pro","manual"]', D - 30 * 60_000, 1],
+      ['["pro","manual"]', -30 * 60_000, -1],
     ]);
   });
 
@@ -54,9 +56,9 @@ describe('subscriber deltas', () => {
     expect(deltas(ent(T0 - H), ent(T0 + D))).toHaveLength(2);
   });
 
-  it('a change of rail ends one series and starts the other', () => {
+  it('a change of rail ends one series and starts the other in the same hour (never counted twice)', () => {
     expect(deltas(ent(null, 'manual'), ent(null, 'stripe'))).toEqual([
-      ['["pro","manual"]', 30 * 60_000, -1],
+      ['["pro","manual"]', -30 * 60_000, -1],
       ['["pro","stripe"]', -30 * 60_000, 1],
     ]);
   });

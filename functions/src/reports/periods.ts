@@ -9,8 +9,11 @@ import { DAY, HOUR } from '../clock';
  */
 export const hourOf = (ms: number): number => Math.floor(ms / HOUR);
 
-/** The first hour boundary at or after `ms`: where an end is counted (hour precision). */
-export const hourCeil = (ms: number): number => Math.ceil(ms / HOUR);
+/**
+ * The hour an end at `ms` (exclusive: active until just before it) is counted in: the hour of
+ * its last active instant. A level at hour h is then exactly what is active at the end of h.
+ */
+export const endHourOf = (ms: number): number => hourOf(ms - 1);
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 

@@ -1,7 +1,7 @@
 import type { DocumentReference, DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
 import { METRIC, REVENUE_ROLLUPS, REVENUE_SHARDS } from './model';
-import { hourCeil, hourOf } from './periods';
+import { endHourOf, hourOf } from './periods';
 import { monthlyAmount, type RevenueFact } from './revenueFacts';
 import { seriesKey, writeRollupDeltas, type RollupDelta } from './rollupWrite';
 import { shardOf } from './shards';
@@ -76,7 +76,7 @@ export function recordRevenue(tx: Transaction, scope: EnvScope, fact: RevenueFac
     if (monthly > 0) {
       const mrr = seriesKey(fact.currency);
       deltas.push({ metric: METRIC.mrr, series: mrr, hour: hourOf(Math.max(fact.period!.start, 0)), amount: monthly, running: true });
-      deltas.push({ metric: METRIC.mrr, series: mrr, hour: hourCeil(fact.period!.end), amount: -monthly, running: true });
+      deltas.push({ metric: METRIC.mrr, series: mrr, hour: endHourOf(fact.period!.end), amount: -monthly, running: true });
     }
     writeRollupDeltas(tx, scope, REVENUE_ROLLUPS, shardOf(claimId(fact.rail, fact.paymentId), REVENUE_SHARDS), deltas);
     return;
@@ -95,8 +95,8 @@ export function recordRevenue(tx: Transaction, scope: EnvScope, fact: RevenueFac
     if (endsShare) {
       // A fully refunded period no longer recurs: its MRR share ends at the refund, not at the period end.
       const mrr = seriesKey(payment.currency);
-      deltas.push({ metric: METRIC.mrr, series: mrr, hour: hourCeil(fact.at), amount: -payment.monthly, running: true });
-      deltas.push({ metric: METRIC.mrr, series: mrr, hour: hourCeil(payment.periodEnd!), amount: payment.monthly, running: true });
+      deltas.push({ metric: METRIC.mrr, series: mrr, hour: hourOf(fact.at), amount: -payment.monthly, running: true });
+      deltas.push({ metric: METRIC.mrr, series: mrr, hour: endHourOf(payment.periodEnd!), amount: payment.monthly, running: true });
     }
     tx.update(paymentSnap.ref, { refunded, ...(endsShare ? { mrrEndedAt: fact.at } : {}) });
   }

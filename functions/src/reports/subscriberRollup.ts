@@ -3,7 +3,7 @@ import type { EntitlementChange } from '../entitlements/changeModel';
 import type { PublicEntitlement } from '../entitlements/model';
 import type { EnvScope } from '../store/scope';
 import { METRIC, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from './model';
-import { hourCeil, hourOf } from './periods';
+import { endHourOf, hourOf } from './periods';
 import { seriesKey, writeRollupDeltas, type RollupDelta } from './rollupWrite';
 import { shardOf } from './shards';
 
@@ -11,12 +11,13 @@ import { shardOf } from './shards';
  * Active subscribers per (entitlement key, rail), kept from the entitlement change records in
  * the transaction that writes them (entitlements/writer.ts calls this), as a difference array:
  * +1 in the hour an entitlement becomes active, −1 in the hour it ends (its `validUntil`, known in
- * advance, so expiry by time needs no write when it happens). The number active during an hour is
- * the running total up to that hour. A change moves an end (renewal), ends one early (revoke,
+ * advance, so expiry by time needs no write when it happens). The running total up to an hour is
+ * the number active at the end of that hour. A change moves an end (renewal), ends one early (revoke,
  * refund, a merged customer's keys), or starts one; one customer's key counts once, so a merge,
  * whose change records remove the merged customer's keys, never counts a subscriber twice.
  *
- * Hour precision: an entitlement counts in every hour it is active for any part of.
+ * Hour precision: "now" is the end of the current hour, so an entitlement running out later in
+ * this hour already counts as ended; a revoke, refund or merge counts at once.
  */
 export function recordSubscriberChanges(tx: Transaction, scope: EnvScope, records: readonly EntitlementChange[]): void {
   const byShard = new Map<number, RollupDelta[]>();
@@ -37,7 +38,7 @@ export function subscriberDeltas(record: Pick<EntitlementChange, 'key' | 'before
   const deltas: RollupDelta[] = [];
   const add = (entitlement: PublicEntitlement, hour: number, amount: number) =>
     deltas.push({ metric: METRIC.active, series: seriesKey(record.key, entitlement.source.rail), hour, amount, running: true });
-  const endHour = (entitlement: PublicEntitlement) => (entitlement.validUntil === null ? null : hourCeil(entitlement.validUntil * 1000));
+  const endHour = (entitlement: PublicEntitlement) => (entitlement.validUntil === null ? null : endHourOf(entitlement.validUntil * 1000));
 
   if (before && after && before.source.rail === after.source.rail) {
     // Still active on the same rail: only its scheduled end moves.
@@ -51,7 +52,7 @@ export function subscriberDeltas(record: Pick<EntitlementChange, 'key' | 'before
   if (before) {
     const oldEnd = endHour(before);
     if (oldEnd !== null) add(before, oldEnd, +1);
-    add(before, hourCeil(now), -1);
+    add(before, hourOf(now), -1);
   }
   if (after) {
     add(after, hourOf(now), +1);
