@@ -111,7 +111,8 @@ async function main(): Promise<void> {
       );
       const backlog = await bench.drain();
       cpuRatios.push(perRequest / floorCpu);
-      rows.push(line(scenario.name, result, probe.roundTrips === null ? '?' : `${probe.roundTrips} (status ${probe.status})`, perRequest.toFixed(2), backlog));
+      const trips = probe.roundTrips === null ? '?' : `${probe.roundTrips} (status ${probe.status})${probe.documentsRead ? `, ${probe.documentsRead} docs read` : ''}`;
+      rows.push(line(scenario.name, result, trips, perRequest.toFixed(2), backlog));
       if (scenario.floorPair) latencies.set(scenario.floorPair, { ...latencies.get(scenario.floorPair), server: result });
       process.stderr.write(`measured: ${scenario.name}\n`);
     }

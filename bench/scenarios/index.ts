@@ -4,6 +4,7 @@ import { eventScenarios } from './events';
 import { identityScenarios } from './identity';
 import { platformScenarios } from './platform';
 import { railScenarios } from './rails';
+import { reportScenarios } from './reports';
 import { sourcemapScenarios } from './sourcemaps';
 
 /**
@@ -11,4 +12,4 @@ import { sourcemapScenarios } from './sourcemaps';
  * their saturation run writes over a hundred thousand documents, after which the emulator stays
  * slower for the rest of the process, even once its data is cleared.
  */
-export const SCENARIOS: Scenario[] = [...platformScenarios, ...sourcemapScenarios, ...entitlementScenarios, ...identityScenarios, ...railScenarios, ...eventScenarios];
+export const SCENARIOS: Scenario[] = [...platformScenarios, ...sourcemapScenarios, ...entitlementScenarios, ...identityScenarios, ...railScenarios, ...reportScenarios, ...eventScenarios];
