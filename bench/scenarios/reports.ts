@@ -27,13 +27,27 @@ const DAY = 86_400_000;
 const KEYS = Array.from({ length: 10 }, (_, i) => `key_${i}`);
 const RAILS = ['stripe', 'apple', 'google', 'manual'] as const;
 
-/** Commits `sets` in batches (the seeding's only writes). */
+/**
+ * Commits `sets` in batches (the seeding's only writes) of at most 400 documents and about 256 KiB of JSON (field transforms weigh more on the wire):
+ * the emulator takes at most 4 MiB per message, and the client retries a larger commit forever.
+ */
 async function commitAll(db: Firestore, sets: { ref: DocumentReference; data: Record<string, unknown> }[]): Promise<void> {
-  for (let i = 0; i < sets.length; i += 400) {
-    const batch = db.batch();
-    for (const { ref, data } of sets.slice(i, i + 400)) batch.set(ref, data, { merge: true });
-    await batch.commit();
+  let batch = db.batch();
+  let docs = 0;
+  let bytes = 0;
+  for (const { ref, data } of sets) {
+    const size = JSON.stringify(data).length;
+    if (docs > 0 && (docs >= 400 || bytes + size > 256 * 1024)) {
+      await batch.commit();
+      batch = db.batch();
+      docs = 0;
+      bytes = 0;
+    }
+    batch.set(ref, data, { merge: true });
+    docs += 1;
+    bytes += size;
   }
+  if (docs > 0) await batch.commit();
 }
 
 /** Collects what writeRollupDeltas would write, merging per document. */
@@ -59,7 +73,9 @@ async function seedSubscribers(ctx: BenchContext): Promise<void> {
       const after = entitlement(r % 10 === 0 ? null : changedAt + 30 * DAY);
       const before = r % 3 === 0 ? entitlement(changedAt + DAY) : null;
       const shard = r % SUBSCRIBER_SHARDS;
-      byShard.set(shard, [...(byShard.get(shard) ?? []), ...subscriberDeltas({ key: after.key, before, after, changedAt })]);
+      const list = byShard.get(shard) ?? [];
+      list.push(...subscriberDeltas({ key: after.key, before, after, changedAt }));
+      byShard.set(shard, list);
     }
   }
   const { sets, writer } = collector();
@@ -86,7 +102,9 @@ async function seedRevenue(ctx: BenchContext): Promise<void> {
         { metric: METRIC.mrr, series: seriesKey(currency), hour: hourOf(at + 30 * DAY - 1), amount: -amount, running: true },
       ];
       if (r % 50 === 0) deltas.push({ metric: METRIC.refunds, series: seriesKey(currency, rail), hour: hourOf(at + DAY), amount, running: false });
-      byShard.set(shard, [...(byShard.get(shard) ?? []), ...deltas]);
+      const list = byShard.get(shard) ?? [];
+      list.push(...deltas);
+      byShard.set(shard, list);
     }
   }
   const { sets, writer } = collector();

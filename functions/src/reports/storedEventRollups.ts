@@ -73,7 +73,9 @@ export class StoredEventRollups {
     const byFingerprint = new Map<string, EventToStore[]>();
     for (const event of fresh.filter(isErrorEvent)) {
       const fp = event.fields.fingerprint as string;
-      byFingerprint.set(fp, [...(byFingerprint.get(fp) ?? []), event]);
+      const list = byFingerprint.get(fp) ?? [];
+      list.push(event);
+      byFingerprint.set(fp, list);
     }
     const shard = shardOf(shardKey, GROUP_SHARDS);
     for (const [fp, group] of byFingerprint) {

@@ -25,7 +25,9 @@ export function recordSubscriberChanges(tx: Transaction, scope: EnvScope, record
     const deltas = subscriberDeltas(record);
     if (deltas.length === 0) continue;
     const shard = shardOf(record.customerId, SUBSCRIBER_SHARDS);
-    byShard.set(shard, [...(byShard.get(shard) ?? []), ...deltas]);
+    const list = byShard.get(shard) ?? [];
+    list.push(...deltas);
+    byShard.set(shard, list);
   }
   for (const [shard, deltas] of byShard) writeRollupDeltas(tx, scope, SUBSCRIBER_ROLLUPS, shard, deltas);
 }
