@@ -68,7 +68,7 @@ async function seedSubscribers(ctx: BenchContext): Promise<void> {
     for (let i = 0; i < 400; i += 1) {
       const changedAt = now - day * DAY + (i % 24) * 3_600_000 - 12 * 3_600_000;
       const r = pseudo((n += 1));
-      const entitlement = (end: number | null) => ({ object: 'entitlement' as const, key: KEYS[r % 10], isActive: true, validUntil: end === null ? null : Math.floor(end / 1000), source: { rail: RAILS[(r >> 4) % 4], productId: 'p', subscriptionId: 's' }, updatedAt: 0 });
+      const entitlement = (end: number | null) => ({ object: 'entitlement' as const, key: KEYS[r % 10], isActive: true, validUntil: end === null ? null : Math.floor(end / 1000), source: { rail: RAILS[(r >>> 4) % 4], productId: 'p', subscriptionId: 's' }, updatedAt: 0 });
       // Mostly new 30-day periods and renewals, some lifetime grants.
       const after = entitlement(r % 10 === 0 ? null : changedAt + 30 * DAY);
       const before = r % 3 === 0 ? entitlement(changedAt + DAY) : null;
@@ -93,7 +93,7 @@ async function seedRevenue(ctx: BenchContext): Promise<void> {
       const at = now - day * DAY - (i % 24) * 3_600_000;
       const r = pseudo((n += 1));
       const currency = currencies[r % 3];
-      const rail = RAILS[(r >> 3) % 3];
+      const rail = RAILS[(r >>> 3) % 3];
       const amount = 999 + (r % 5) * 500;
       const shard = r % REVENUE_SHARDS;
       const deltas: RollupDelta[] = [

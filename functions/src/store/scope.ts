@@ -39,6 +39,7 @@ export interface KeyGate {
  */
 export class EnvScope {
   private gate: KeyGate | null;
+  private verifying: Promise<void> | null = null;
 
   constructor(
     /** The unscoped handle: private, so that nothing reached through a scope leaves its partition. */
@@ -135,13 +136,19 @@ export class EnvScope {
     return results[0]?.writeTime ?? Timestamp.now();
   }
 
-  /** Verifies the key gate now if no read has carried it yet. */
+  /**
+   * Verifies the key gate now if no read has carried it yet. Concurrent callers (a report's
+   * parallel queries) share one read of the key.
+   */
   async ensureKeyVerified(): Promise<void> {
     const gate = this.gate;
     if (!gate) return;
-    countRoundTrips();
-    const snapshot = await gate.ref.get();
-    gate.accept(snapshot);
-    this.gate = null;
+    this.verifying ??= (async () => {
+      countRoundTrips();
+      const snapshot = await gate.ref.get();
+      gate.accept(snapshot);
+      this.gate = null;
+    })();
+    await this.verifying;
   }
 }
