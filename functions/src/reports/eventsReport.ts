@@ -27,7 +27,7 @@ export interface EventsReport {
 export async function eventsReport(scope: EnvScope, range: ReportRange, now: number): Promise<EventsReport> {
   const checked = checkRange(range, now);
   const hours = rangeHours(checked);
-  const window = await readRollupWindow(scope, EVENT_ROLLUPS, hours.first, hours.last, []);
+  const window = await readRollupWindow(scope, EVENT_ROLLUPS, hours.first, hours.last, { metrics: [METRIC.events, METRIC.throttled, METRIC.dropped], runningMetrics: [], granularity: checked.granularity });
   const byName = window.hourly.get(METRIC.events);
   const data: EventsReport['data'] = [];
   for (const key of [...(byName?.keys() ?? [])].sort()) {

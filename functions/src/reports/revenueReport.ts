@@ -43,8 +43,8 @@ export async function revenueReport(scope: EnvScope, range: ReportRange, now: nu
   const hours = rangeHours(checked);
   const nowHour = hourOf(now);
   const [window, current] = await Promise.all([
-    readRollupWindow(scope, REVENUE_ROLLUPS, hours.first, hours.last, []),
-    readRollupWindow(scope, REVENUE_ROLLUPS, nowHour, nowHour, [METRIC.mrr]),
+    readRollupWindow(scope, REVENUE_ROLLUPS, hours.first, hours.last, { metrics: [METRIC.gross, METRIC.refunds], runningMetrics: [], granularity: checked.granularity }),
+    readRollupWindow(scope, REVENUE_ROLLUPS, nowHour, nowHour, { metrics: [METRIC.mrr], runningMetrics: [METRIC.mrr], granularity: 'hour' }),
   ]);
 
   const gross = window.hourly.get(METRIC.gross);

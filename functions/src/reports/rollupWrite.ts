@@ -7,7 +7,9 @@ import { shardDocId } from './shards';
  * The one way rollup documents are written: increments (never read first), added to the
  * caller's own transaction or batch, so a rollup changes exactly when the data it counts does.
  *
- * A day document holds hourly figures: `{metric: {series: {HH: n}}}`. A figure marked
+ * A day document holds hourly figures, `{metric: {series: {HH: n}}}`, and the day's totals,
+ * `{metric_day: {series: n}}` (what a report by day or a running total reads, through a field
+ * mask, instead of every hour). A figure marked
  * `running` (a level that persists until a later delta undoes it: active subscribers, MRR) is
  * also added to its month and year documents (`{metric: {series: n}}`), from which a reader
  * rebuilds the total before any day in a bounded number of reads (rollupRead.ts).
@@ -26,6 +28,9 @@ export interface RollupDelta {
 export interface SetWriter {
   set(ref: DocumentReference, data: Record<string, unknown>, options: SetOptions): unknown;
 }
+
+/** The field of a day document holding the day's totals of `metric`. */
+export const dayTotalField = (metric: string): string => `${metric}_day`;
 
 /** Map keys of a series (`["pro","stripe"]`): any text, never a reserved `__x__` name. */
 export const seriesKey = (...parts: string[]): string => JSON.stringify(parts);
@@ -47,6 +52,7 @@ export function writeRollupDeltas(writer: SetWriter, scope: EnvScope, collection
     if (delta.amount === 0) continue;
     const keys = periodKeys(delta.hour);
     add(keys.day, delta.metric, delta.series, keys.hour, delta.amount);
+    add(keys.day, dayTotalField(delta.metric), delta.series, null, delta.amount);
     if (delta.running) {
       add(keys.month, delta.metric, delta.series, null, delta.amount);
       add(keys.year, delta.metric, delta.series, null, delta.amount);

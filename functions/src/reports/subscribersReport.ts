@@ -41,8 +41,8 @@ export async function subscribersReport(scope: EnvScope, range: ReportRange, now
   const hours = rangeHours(checked);
   const nowHour = hourOf(now);
   const [window, current] = await Promise.all([
-    readRollupWindow(scope, SUBSCRIBER_ROLLUPS, hours.first, hours.last, [METRIC.active]),
-    hours.last === nowHour ? null : readRollupWindow(scope, SUBSCRIBER_ROLLUPS, nowHour, nowHour, [METRIC.active]),
+    readRollupWindow(scope, SUBSCRIBER_ROLLUPS, hours.first, hours.last, { metrics: [METRIC.active], runningMetrics: [METRIC.active], granularity: checked.granularity }),
+    hours.last === nowHour ? null : readRollupWindow(scope, SUBSCRIBER_ROLLUPS, nowHour, nowHour, { metrics: [METRIC.active], runningMetrics: [METRIC.active], granularity: 'hour' }),
   ]);
 
   const series: SubscribersReport['series'] = [];
