@@ -150,6 +150,7 @@ async function seedErrorGroups(ctx: BenchContext): Promise<string> {
       lastSeen,
       lastRelease: '2.4.0',
       sample: { eventId: `evt-${g}`, timestamp: lastSeen, level: 'error', release: '2.4.0', message: `bench failure ${g}`, stack: STACK, serviceCustomerId: null },
+      sampleCustomerId: null,
     };
     sets.push({ ref: scope.doc(ERROR_GROUPS, fingerprint), data: doc as unknown as Record<string, unknown> });
     for (let s = 0; s < GROUP_SHARDS; s += 1) sets.push({ ref: scope.doc(ERROR_GROUP_SHARDS, groupShardId(fingerprint, s)), data: { fingerprint, count: 100 + s, customers: 10 + s } });

@@ -7,6 +7,7 @@ import { ERROR_GROUP_SHARDS, ERROR_GROUPS, FINGERPRINT_PATTERN, GROUP_SHARDS, gr
 import { summaryOf, type ErrorGroupSummary } from './errorsReport';
 
 export interface ErrorGroupDetail extends ErrorGroupSummary {
+  /** Null when the customer whose event it was has been erased. */
   latestSample: {
     eventId: string;
     timestamp: number;
@@ -22,7 +23,7 @@ export interface ErrorGroupDetail extends ErrorGroupSummary {
      * `no_sourcemap`, `no_mapping`) and the frame as received.
      */
     frames: ResolvedFrame[];
-  };
+  } | null;
 }
 
 /**
@@ -39,14 +40,16 @@ export async function errorGroupDetail(scope: EnvScope, fingerprint: string): Pr
   );
   if (!group.exists) throw unknownGroup(fingerprint);
   const doc = group.data() as ErrorGroupDoc;
+  const summary = summaryOf(doc, shards.map((s) => (s.exists ? (s.data() as ErrorGroupShard) : null)));
   const sample = doc.sample;
+  if (!sample) return { ...summary, latestSample: null };
   const parsed = sample.stack ? parseStackTrace(sample.stack) : { frames: [] };
   const release = sample.release !== null && RELEASE_PATTERN.test(sample.release) ? sample.release : null;
   const frames: ResolvedFrame[] = release
     ? await resolveStackFrames(scope, release, parsed.frames)
     : parsed.frames.map((frame) => ({ ...frame, original: null, reason: frame.fileUrl && frame.line ? 'no_sourcemap' : 'no_location' }));
   return {
-    ...summaryOf(doc, shards.map((s) => (s.exists ? (s.data() as ErrorGroupShard) : null))),
+    ...summary,
     latestSample: {
       eventId: sample.eventId,
       timestamp: sample.timestamp,

@@ -9,6 +9,9 @@
  *   batch (by its id), summed at read time.
  * - `errorGroupCustomers/{fingerprint}_{customerId}`: one per affected customer, created once, so
  *   `customers` counts each customer once however often it hits the error.
+ *
+ * Erasure of a customer (`reportErasureQueries`) deletes its memberships (the count stays: it
+ * names no one) and drops the samples taken from its events.
  */
 export const ERROR_GROUPS = 'errorGroups';
 export const ERROR_GROUP_SHARDS = 'errorGroupShards';
@@ -36,7 +39,10 @@ export interface ErrorGroupDoc {
   firstSeen: number;
   lastSeen: number;
   lastRelease: string | null;
-  sample: ErrorSample;
+  /** Null once the customer whose event it was is erased (identity/erasure.ts). */
+  sample: ErrorSample | null;
+  /** The sample's customer, top level so that erasure can find the groups (the sample is not indexed). */
+  sampleCustomerId: string | null;
 }
 
 export interface ErrorGroupShard {

@@ -109,6 +109,7 @@ export class StoredEventRollups {
         lastSeen: latest.fields.timestamp,
         lastRelease: latestFields.release,
         sample: sampleOf(latest),
+        sampleCustomerId: latest.customerId,
       };
       batch.create(scope.doc(ERROR_GROUPS, fingerprint), doc);
       return;
@@ -124,6 +125,7 @@ export class StoredEventRollups {
         lastRelease: latestFields.release,
         message: latestFields.message,
         sample: sampleOf(latest),
+        sampleCustomerId: latest.customerId,
       });
     }
     // Conditional on the group as read: a concurrent rewrite fails this commit and the task retries.
