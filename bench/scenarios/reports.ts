@@ -232,7 +232,7 @@ export const reportScenarios: Scenario[] = [
   },
   ...[25, 125, 250].map(
     (count): Scenario => ({
-      name: `store floor for the reports: one getAll of ${count} small documents, 4 clients back to back`,
+      name: `store floor for the reports: one getAll of ${count} small documents, 4 clients sending 20/s each`,
       storeOperation: docsFloor(count),
       paced: { clients: 4, perClientPerSecond: 20 },
     }),

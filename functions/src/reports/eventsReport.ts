@@ -1,6 +1,6 @@
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import { EVENT_ROLLUPS, METRIC } from './model';
+import { EVENT_ROLLUPS, EVENT_SHARDS, METRIC } from './model';
 import { checkRange, periodStarts, rangeHours, type Granularity, type ReportRange } from './range';
 import { readRollupWindow } from './rollupRead';
 import { seriesKey, seriesParts } from './rollupWrite';
@@ -27,7 +27,7 @@ export interface EventsReport {
 export async function eventsReport(scope: EnvScope, range: ReportRange, now: number): Promise<EventsReport> {
   const checked = checkRange(range, now);
   const hours = rangeHours(checked);
-  const window = await readRollupWindow(scope, EVENT_ROLLUPS, hours.first, hours.last, { metrics: [METRIC.events, METRIC.throttled, METRIC.dropped], runningMetrics: [], granularity: checked.granularity });
+  const window = await readRollupWindow(scope, EVENT_ROLLUPS, hours.first, hours.last, { shards: EVENT_SHARDS, metrics: [METRIC.events, METRIC.throttled, METRIC.dropped], runningMetrics: [], granularity: checked.granularity });
   const byName = window.hourly.get(METRIC.events);
   const data: EventsReport['data'] = [];
   for (const key of [...(byName?.keys() ?? [])].sort()) {

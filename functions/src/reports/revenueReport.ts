@@ -1,7 +1,7 @@
 import type { CatalogRail } from '../entitlements/catalog';
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import { METRIC, REVENUE_ROLLUPS } from './model';
+import { METRIC, REVENUE_ROLLUPS, REVENUE_SHARDS } from './model';
 import { hourOf } from './periods';
 import { checkRange, periodStarts, rangeHours, type Granularity, type ReportRange } from './range';
 import { readRollupWindow } from './rollupRead';
@@ -43,8 +43,8 @@ export async function revenueReport(scope: EnvScope, range: ReportRange, now: nu
   const hours = rangeHours(checked);
   const nowHour = hourOf(now);
   const [window, current] = await Promise.all([
-    readRollupWindow(scope, REVENUE_ROLLUPS, hours.first, hours.last, { metrics: [METRIC.gross, METRIC.refunds], runningMetrics: [], granularity: checked.granularity }),
-    readRollupWindow(scope, REVENUE_ROLLUPS, nowHour, nowHour, { metrics: [METRIC.mrr], runningMetrics: [METRIC.mrr], granularity: 'hour' }),
+    readRollupWindow(scope, REVENUE_ROLLUPS, hours.first, hours.last, { shards: REVENUE_SHARDS, metrics: [METRIC.gross, METRIC.refunds], runningMetrics: [], granularity: checked.granularity }),
+    readRollupWindow(scope, REVENUE_ROLLUPS, nowHour, nowHour, { shards: REVENUE_SHARDS, metrics: [METRIC.mrr], runningMetrics: [METRIC.mrr], granularity: 'hour' }),
   ]);
 
   const gross = window.hourly.get(METRIC.gross);

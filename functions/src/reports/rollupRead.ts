@@ -2,18 +2,21 @@ import { FieldPath, type DocumentSnapshot } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
 import { periodKeys } from './periods';
 import { dayTotalField } from './rollupWrite';
+import { shardDocId } from './shards';
 
 /**
  * Reads the rollup documents (rollupWrite.ts) a report over the hours `[fromHour, toHour]`
- * needs, by document-id ranges, so only documents that exist are read:
+ * needs, by id (every shard of every period; a period without figures is a missing document):
  *
  * - the day documents of every day in the range (all shards), by day as day totals except the
  *   last day;
  * - with `runningMetrics`: the running totals before the range's first day, from the year
- *   documents of earlier years, the month documents of earlier months of that year and the day
- *   documents of earlier days of that month (at most years + 11 + 30 periods, times shards).
+ *   documents of earlier years (an id-range query: only the years that exist), the month
+ *   documents of earlier months of that year and the day documents of earlier days of that
+ *   month (at most years + 11 + 30 periods, times shards).
  *
- * The queries run in parallel (one round trip of latency).
+ * Each read fetches only the fields it needs (field masks); all run in parallel (one round trip
+ * of latency).
  */
 export type HourlyFigures = Map<string, Map<string, Map<number, number>>>; // metric → series → hour → n
 export type Totals = Map<string, Map<string, number>>; // metric → series → n
@@ -27,6 +30,8 @@ export interface RollupWindow {
 }
 
 export interface WindowOptions {
+  /** Shards per period of the collection (model.ts). */
+  shards: number;
   /** Metrics whose running total before the window is needed (levels). */
   runningMetrics: readonly string[];
   /** Metrics the report reads. */
@@ -40,28 +45,28 @@ export interface WindowOptions {
 
 export async function readRollupWindow(scope: EnvScope, collection: string, fromHour: number, toHour: number, options: WindowOptions): Promise<RollupWindow> {
   const from = periodKeys(fromHour);
-  const to = periodKeys(toHour);
-  const idRange = (start: string, endBefore: string, fields: readonly string[]) => {
-    let query = scope.collection(collection).orderBy(FieldPath.documentId()).startAt(start).endBefore(endBefore);
-    if (fields.length > 0) query = query.select(...fields);
-    return start < endBefore ? scope.query(query) : Promise.resolve(null);
-  };
-  const hourFields = [...options.metrics];
-  const dayFields = options.metrics.map(dayTotalField);
   const running = options.runningMetrics;
   const byDay = options.granularity === 'day';
-  const queries = [
-    idRange(byDay ? to.day : from.day, `${to.day}~`, hourFields),
-    byDay ? idRange(from.day, to.day, dayFields) : Promise.resolve(null),
-    ...(running.length === 0
-      ? []
-      : [
-          idRange('y', from.year, running),
-          idRange(`m${from.year.slice(1)}01`, from.month, running),
-          idRange(`d${from.month.slice(1)}01`, from.day, running.map(dayTotalField)),
-        ]),
-  ];
-  const [lastDays, earlierDays, years, months, prefixDays] = await Promise.all(queries);
+  // Documents by id (every shard of every period): one masked getAll per kind of period.
+  const refsOf = (periods: string[]) => periods.flatMap((period) => Array.from({ length: options.shards }, (_, s) => scope.doc(collection, shardDocId(period, s))));
+  const windowDays = daysBetween(fromHour, toHour);
+  const lastDays = byDay ? windowDays.slice(-1) : windowDays;
+  const earlierDays = byDay ? windowDays.slice(0, -1) : [];
+  const firstOfYear = Date.UTC(Number(from.year.slice(1)), 0, 1) / 3_600_000;
+  const firstOfMonth = Date.UTC(Number(from.year.slice(1)), Number(from.month.slice(5)) - 1, 1) / 3_600_000;
+  const prefixMonths = running.length === 0 ? [] : monthsBetween(firstOfYear, fromHour);
+  const prefixDays = running.length === 0 ? [] : daysBetween(firstOfMonth, fromHour).slice(0, -1);
+  const years =
+    running.length === 0
+      ? Promise.resolve(null)
+      : scope.query(scope.collection(collection).orderBy(FieldPath.documentId()).startAt('y').endBefore(from.year).select(...running));
+  const [lastSnaps, earlierSnaps, monthSnaps, daySnaps, yearSnaps] = await Promise.all([
+    scope.getAllMasked(refsOf(lastDays), options.metrics),
+    scope.getAllMasked(refsOf(earlierDays), options.metrics.map(dayTotalField)),
+    scope.getAllMasked(refsOf(prefixMonths), running),
+    scope.getAllMasked(refsOf(prefixDays), running.map(dayTotalField)),
+    years,
+  ]);
 
   const base: Totals = new Map();
   const addBase = (metric: string, series: string, amount: number) => {
@@ -69,22 +74,42 @@ export async function readRollupWindow(scope: EnvScope, collection: string, from
     bySeries.set(series, (bySeries.get(series) ?? 0) + amount);
     base.set(metric, bySeries);
   };
-  for (const snapshot of [...(years?.docs ?? []), ...(months?.docs ?? [])]) {
+  for (const snapshot of [...(yearSnaps?.docs ?? []), ...monthSnaps]) {
     for (const metric of running) {
       for (const [series, amount] of Object.entries((snapshot.get(metric) ?? {}) as Record<string, number>)) addBase(metric, series, amount);
     }
   }
-  for (const snapshot of prefixDays?.docs ?? []) {
+  for (const snapshot of daySnaps) {
     for (const metric of running) {
       for (const [series, amount] of Object.entries((snapshot.get(dayTotalField(metric)) ?? {}) as Record<string, number>)) addBase(metric, series, amount);
     }
   }
 
   const hourly: HourlyFigures = new Map();
-  for (const snapshot of lastDays?.docs ?? []) addDay(hourly, snapshot, options.metrics, null);
-  for (const snapshot of earlierDays?.docs ?? []) addDay(hourly, snapshot, options.metrics, 23);
-  const documentsRead = queries.length === 0 ? 0 : [lastDays, earlierDays, years, months, prefixDays].reduce((n, q) => n + (q?.size ?? 0), 0);
+  for (const snapshot of lastSnaps) addDay(hourly, snapshot, options.metrics, null);
+  for (const snapshot of earlierSnaps) addDay(hourly, snapshot, options.metrics, 23);
+  const documentsRead = lastSnaps.length + earlierSnaps.length + monthSnaps.length + daySnaps.length + (yearSnaps?.size ?? 0);
   return { base, hourly, documentsRead };
+}
+
+/** Day keys (`d20261123`) of every day from the day of `fromHour` to that of `toHour`. */
+function daysBetween(fromHour: number, toHour: number): string[] {
+  const days: string[] = [];
+  for (let hour = Math.floor(fromHour / 24) * 24; hour <= toHour; hour += 24) days.push(periodKeys(hour).day);
+  return days;
+}
+
+/** Month keys of every month from the month of `fromHour` up to, not including, that of `beforeHour`. */
+function monthsBetween(fromHour: number, beforeHour: number): string[] {
+  const months: string[] = [];
+  const end = periodKeys(beforeHour).month;
+  const date = new Date(fromHour * 3_600_000);
+  for (;;) {
+    const key = periodKeys(date.getTime() / 3_600_000).month;
+    if (key >= end) return months;
+    months.push(key);
+    date.setUTCMonth(date.getUTCMonth() + 1);
+  }
 }
 
 /**

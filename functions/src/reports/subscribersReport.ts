@@ -1,7 +1,7 @@
 import type { Rail } from '../entitlements/model';
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import { METRIC, SUBSCRIBER_ROLLUPS } from './model';
+import { METRIC, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from './model';
 import { hourOf } from './periods';
 import { checkRange, rangeHours, type Granularity, type ReportRange } from './range';
 import { readRollupWindow, type RollupWindow } from './rollupRead';
@@ -41,8 +41,8 @@ export async function subscribersReport(scope: EnvScope, range: ReportRange, now
   const hours = rangeHours(checked);
   const nowHour = hourOf(now);
   const [window, current] = await Promise.all([
-    readRollupWindow(scope, SUBSCRIBER_ROLLUPS, hours.first, hours.last, { metrics: [METRIC.active], runningMetrics: [METRIC.active], granularity: checked.granularity }),
-    hours.last === nowHour ? null : readRollupWindow(scope, SUBSCRIBER_ROLLUPS, nowHour, nowHour, { metrics: [METRIC.active], runningMetrics: [METRIC.active], granularity: 'hour' }),
+    readRollupWindow(scope, SUBSCRIBER_ROLLUPS, hours.first, hours.last, { shards: SUBSCRIBER_SHARDS, metrics: [METRIC.active], runningMetrics: [METRIC.active], granularity: checked.granularity }),
+    hours.last === nowHour ? null : readRollupWindow(scope, SUBSCRIBER_ROLLUPS, nowHour, nowHour, { shards: SUBSCRIBER_SHARDS, metrics: [METRIC.active], runningMetrics: [METRIC.active], granularity: 'hour' }),
   ]);
 
   const series: SubscribersReport['series'] = [];

@@ -102,6 +102,23 @@ export class EnvScope {
     return rest;
   }
 
+  /**
+   * Reads documents in one round trip, only the fields of `fieldMask` (all when empty), for
+   * reports over many large rollup documents. Not shared with other requests (masks differ); a
+   * pending key check runs beside it and must pass before anything is returned.
+   */
+  async getAllMasked(refs: DocumentReference[], fieldMask: readonly string[]): Promise<DocumentSnapshot[]> {
+    if (refs.length === 0) {
+      await this.ensureKeyVerified();
+      return [];
+    }
+    countRoundTrips();
+    countDocumentsRead(refs.length);
+    const read = fieldMask.length > 0 ? this.db.getAll(...refs, { fieldMask: [...fieldMask] }) : this.db.getAll(...refs);
+    const [snapshots] = await Promise.all([read, this.ensureKeyVerified()]);
+    return snapshots;
+  }
+
   async get(ref: DocumentReference): Promise<DocumentSnapshot> {
     const [snapshot] = await this.getAll(ref);
     return snapshot;
