@@ -10,6 +10,7 @@ import { parseRange, periodStarts } from '../../functions/src/reports/range';
 import { levelsPerPeriod, sumsPerPeriod } from '../../functions/src/reports/series';
 import { subscriberDeltas } from '../../functions/src/reports/subscriberRollup';
 import { DomainError } from '../../functions/src/errors/domain';
+import { checkPageSize } from '../../functions/src/reports/cursor';
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -107,5 +108,12 @@ describe('ranges and periods', () => {
     const hourly = new Map([[h(1, 3), 2], [h(2, 23), 5], [h(3, 4), -1], [h(3, 9), 100]]);
     expect(sumsPerPeriod(hourly, range).map((p) => p.value)).toEqual([2, 5, -1]);
     expect(levelsPerPeriod(10, hourly, range).map((p) => p.value)).toEqual([12, 17, 16]);
+  });
+});
+
+describe('pages', () => {
+  it('takes page sizes from 1 to 100 from any caller', () => {
+    expect(checkPageSize(20)).toBe(20);
+    for (const bad of [0, 101, 1.5, Number.NaN]) expect(() => checkPageSize(bad)).toThrow(DomainError);
   });
 });

@@ -26,3 +26,9 @@ export const pageQueryProperties = {
   cursor: { type: 'string', minLength: 1, maxLength: 512, pattern: '^[A-Za-z0-9_-]+$', nullable: true, 'x-invalid': 'pass the `nextCursor` of the previous page unchanged' },
   limit: { type: 'string', pattern: '^(?:[1-9][0-9]?|100)$', nullable: true, 'x-invalid': `an integer from 1 to ${MAX_PAGE_SIZE}` },
 } as const;
+
+/** A page size from a caller (the dashboard passes numbers): 1–MAX_PAGE_SIZE, else `invalid_argument`. */
+export function checkPageSize(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw new DomainError('invalid_argument', `Invalid value for \`limit\`: an integer from 1 to ${MAX_PAGE_SIZE}.`);
+  return limit;
+}

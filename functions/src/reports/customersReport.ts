@@ -5,7 +5,7 @@ import { toPublicEntitlements } from '../entitlements/publicShape';
 import { CUSTOMERS, type CustomerRecord, type IdentityKind } from '../identity/model';
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import { decodeCursor, encodeCursor } from './cursor';
+import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
 
 export interface CustomerRow {
   object: 'customer';
@@ -45,10 +45,11 @@ const isCustomerCursor = (v: unknown): v is { c: string } => typeof v === 'objec
  * query) and its projections (one getAll).
  */
 export async function customersReport(scope: EnvScope, input: CustomersPageInput, now: number): Promise<CustomersReport> {
+  const limit = checkPageSize(input.limit);
   let query = scope.collection(CUSTOMERS).where('status', '==', 'active').orderBy(FieldPath.documentId());
   if (input.cursor) query = query.startAfter(decodeCursor(input.cursor, isCustomerCursor).c);
-  const page = await scope.query(query.limit(input.limit + 1));
-  const customers = page.docs.slice(0, input.limit).map((doc) => doc.data() as CustomerRecord);
+  const page = await scope.query(query.limit(limit + 1));
+  const customers = page.docs.slice(0, limit).map((doc) => doc.data() as CustomerRecord);
   const projections = customers.length > 0 ? await scope.getAll(...customers.map((c) => projectionRef(scope, c.customerId))) : [];
   const data = customers.map((customer, i): CustomerRow => ({
     object: 'customer',
@@ -58,7 +59,7 @@ export async function customersReport(scope: EnvScope, input: CustomersPageInput
     identities: (customer.identities ?? []).filter((identity) => LISTED.has(identity.kind)).map((identity) => ({ type: identity.kind, id: identity.id })),
     entitlements: toPublicEntitlements(projections[i].exists ? (projections[i].data() as ProjectionDoc) : null, now).filter((e) => e.isActive),
   }));
-  const hasMore = page.size > input.limit;
+  const hasMore = page.size > limit;
   const last = customers[customers.length - 1];
   return { object: 'list', data, hasMore, nextCursor: hasMore && last ? encodeCursor({ c: last.customerId }) : null, env: toWireEnv(scope.env) };
 }

@@ -1,7 +1,7 @@
 import { FieldPath, type DocumentSnapshot } from 'firebase-admin/firestore';
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import { decodeCursor, encodeCursor } from './cursor';
+import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
 import { ERROR_GROUP_SHARDS, ERROR_GROUPS, FINGERPRINT_PATTERN, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from './errorGroupModel';
 
 export interface ErrorGroupSummary {
@@ -53,6 +53,7 @@ const isGroupCursor = (v: unknown): v is GroupCursor =>
  * error events.
  */
 export async function errorsReport(scope: EnvScope, input: ErrorsPageInput): Promise<ErrorsReport> {
+  const limit = checkPageSize(input.limit);
   let query = scope
     .collection(ERROR_GROUPS)
     .where('lastSeen', '>=', input.from)
@@ -63,10 +64,10 @@ export async function errorsReport(scope: EnvScope, input: ErrorsPageInput): Pro
     const after = decodeCursor(input.cursor, isGroupCursor);
     query = query.startAfter(after.l, after.f);
   }
-  const page = await scope.query(query.limit(input.limit + 1));
-  const groups = page.docs.slice(0, input.limit);
+  const page = await scope.query(query.limit(limit + 1));
+  const groups = page.docs.slice(0, limit);
   const data = await withCounts(scope, groups);
-  const hasMore = page.size > input.limit;
+  const hasMore = page.size > limit;
   const last = groups[groups.length - 1];
   return {
     object: 'list',
