@@ -197,7 +197,7 @@ export const reportScenarios: Scenario[] = [
   {
     name: 'GET /v1/reports/subscribers (2 years, 292k changes; 30 days by day), 4 clients',
     connections: 4,
-    note: 'four id-range queries in parallel: the range\'s day documents and the running totals before it (years, months, days), 4 shards each',
+    note: 'in parallel: masked getAlls by id of the range\'s day documents (day totals except the last day) and of the running totals before it (months and days of this year; earlier years by an id-range query), 4 shards each',
     prepare: async (ctx) => (await seedSubscribers(ctx), get('/v1/reports/subscribers', secretOf(ctx))),
   },
   {
