@@ -1,13 +1,34 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Firestore } from 'firebase-admin/firestore';
 
-/** The floor: a bare Node HTTP server answering a fixed JSON body, measured in the same run. */
-export async function startFloorServer(): Promise<{ server: Server; url: string }> {
+/**
+ * The floors, in the server's process so that their CPU is measured as the server's is: a bare
+ * Node HTTP server answering a fixed JSON body, and (under `/store/…`) the same bare server doing
+ * a route's store work and nothing else — `GET /store/reads/3` one `getAll` of 3 documents (the
+ * server read), `GET /store/reads/2-1` a `getAll` of 2 then of 1 (the entitlements read by user
+ * id), `POST /store/events` the body read, a `getAll` of 2 and a commit of the body (an events
+ * batch). The difference to a route's CPU per request is what Express, the pipeline and the
+ * service cost on top of the store work they cannot avoid.
+ */
+export async function startFloorServer(db: Firestore): Promise<{ server: Server; url: string }> {
   const body = JSON.stringify({ status: 'ok', service: 'floor', timestamp: 0, region: 'local' });
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
+  const reply = (res: ServerResponse, status: number, text: string) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  const storeWork = storeWorkFloors(db);
+  const server = createServer((req, res) => {
+    const work = req.url?.startsWith('/store/') ? storeWork[`${req.method} ${req.url}`] : undefined;
+    if (!work) return reply(res, 200, body);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      work(Buffer.concat(chunks)).then(
+        (answer) => reply(res, 200, JSON.stringify(answer)),
+        (err: unknown) => reply(res, 500, JSON.stringify({ error: String(err) })),
+      );
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -49,5 +70,42 @@ export async function readsStoreFloor(db: Firestore, rounds: number[]): Promise<
       if (!snapshots.every((snapshot) => snapshot.exists)) return false;
     }
     return true;
+  };
+}
+
+/** The store work of each `/store/…` floor route, on documents seeded at first use. */
+function storeWorkFloors(db: Firestore): Record<string, (body: Buffer) => Promise<unknown>> {
+  const root = `bench-store-floor/${randomUUID()}`;
+  const seeded = new Map<string, Promise<FirebaseFirestore.DocumentReference[][]>>();
+  const docs = (name: string, rounds: number[]) => {
+    let ready = seeded.get(name);
+    if (!ready) {
+      ready = (async () => {
+        const refs = rounds.map((size, round) => Array.from({ length: size }, (_, i) => db.doc(`${root}/${name}${round}/doc${i}`)));
+        const batch = db.batch();
+        for (const ref of refs.flat()) batch.set(ref, { status: 'active', entitlements: { pro: { active: true, expiresAt: Date.now() + 86_400_000 } } });
+        await batch.commit();
+        return refs;
+      })();
+      seeded.set(name, ready);
+    }
+    return ready;
+  };
+  const reads = (name: string, rounds: number[]) => async () => {
+    const data: unknown[] = [];
+    for (const round of await docs(name, rounds)) data.push(...(await db.getAll(...round)).map((snapshot) => snapshot.data()));
+    return { object: 'list', data };
+  };
+  let sequence = 0;
+  return {
+    'GET /store/reads/3': reads('server', [3]),
+    'GET /store/reads/2-1': reads('byUserId', [2, 1]),
+    'POST /store/events': async (received: Buffer) => {
+      const [refs] = await docs('events', [2]);
+      await db.getAll(...refs);
+      sequence += 1;
+      await db.doc(`${root}/eventWrites/${sequence}`).set({ events: received, receivedAt: Date.now() });
+      return { object: 'list', received: received.length };
+    },
   };
 }

@@ -2,7 +2,7 @@ import { cpus, totalmem } from 'node:os';
 import { LOCAL_GCLOUD_PROJECT } from '#functions/local/paths';
 import { startEmulator } from '#functions/local/emulator';
 import { resetStore } from '#functions/local/clearStore';
-import { coldStartFigures } from './coldStart';
+import { coldStartFigures, type LoadFigure } from './coldStart';
 import { drive, roundTripsOf, type LoadResult } from './load';
 import { drivePaced, drivePacedOperation } from './paced';
 import { startBenchServer, type BenchServer } from './serverProcess';
@@ -26,6 +26,8 @@ async function main(): Promise<void> {
   process.env.GCLOUD_PROJECT ??= LOCAL_GCLOUD_PROJECT;
   process.env.METADATA_SERVER_DETECTION ??= 'none';
   process.env.TESSERA_EXPOSE_ROUND_TRIPS = 'true';
+  // The outbound-webhook scenarios deliver to receivers on loopback, as under `npm start`.
+  process.env.TESSERA_WEBHOOKS_ALLOW_LOOPBACK = 'on';
 
   const sections: string[] = [
     `Tessera benchmark, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${seconds} s per scenario, local stack on the Firestore emulator`,
@@ -33,17 +35,18 @@ async function main(): Promise<void> {
   // Cold start first, on a quiet machine (no emulator, no load).
   if (!only || only === 'cold') {
     const { GROUP_FUNCTIONS } = await import('#functions/app/groupNames');
-    const { floor, groups } = await coldStartFigures(Object.keys(GROUP_FUNCTIONS), 5);
-    const row = (name: string, ms: number, mb: number) => `| ${name} | ${ms.toFixed(0)} | ${(ms / floor.loadMs).toFixed(2)}× | ${mb.toFixed(0)} |`;
+    const { floor, groups } = await coldStartFigures(Object.keys(GROUP_FUNCTIONS), 7);
+    const row = (g: LoadFigure) =>
+      `| ${g.name} | ${g.loadMs.toFixed(0)} | ${(g.loadMs / floor.loadMs).toFixed(2)}× | ${g.cpuMs.toFixed(0)} | ${(g.cpuMs / floor.cpuMs).toFixed(2)}× | ${g.rssMb.toFixed(0)} |`;
     sections.push(
       [
         '',
-        'Cold start per endpoint group (fresh process: functions/lib/index.js plus what its first request loads; median of 5)',
+        'Cold start per endpoint group (fresh process: functions/lib/index.js plus what its first request loads; median of 7 rounds, floor and groups interleaved)',
         '',
-        '| group | module load ms | vs floor (target ≤ 1.25×) | RSS after load MB |',
-        '|---|---|---|---|',
-        row(floor.name, floor.loadMs, floor.rssMb),
-        ...groups.map((g) => row(g.name, g.loadMs, g.rssMb)),
+        '| group | module load ms | vs floor (target ≤ 1.25×) | load CPU ms | CPU vs floor | RSS after load MB |',
+        '|---|---|---|---|---|---|',
+        row(floor),
+        ...groups.map(row),
       ].join('\n'),
     );
     process.stderr.write('measured: cold start\n');
@@ -68,6 +71,7 @@ async function main(): Promise<void> {
 
     const rows: string[] = [];
     const latencies = new Map<string, { server?: LoadResult; floor?: LoadResult }>();
+    const cpuPairs = new Map<string, { server?: number; floor?: number }>();
     const line = (name: string, r: LoadResult, trips: string, cpuMs: string, backlogSeconds: number) =>
       `| ${name} | ${Math.round(r.requestsPerSec)} | ${r.p50} | ${r.p99} | ${r.total - r.non2xx}/${r.total} | ${trips} | ${cpuMs} | ${backlogSeconds.toFixed(1)} |`;
     /** Server CPU ms per request over a load. */
@@ -83,7 +87,7 @@ async function main(): Promise<void> {
     rows.push(line('floor: bare node:http, fixed JSON (in the server process)', floorRun.result, '0', floorCpu.toFixed(3), 0));
     const cpuRatios: number[] = [];
 
-    for (const scenario of SCENARIOS.filter((s) => !only || s.name.toLowerCase().includes(only) || (s.floorPair ?? '').includes(only))) {
+    for (const scenario of SCENARIOS.filter((s) => !only || s.name.toLowerCase().includes(only) || (s.floorPair ?? '').includes(only) || (s.cpuPair ?? '').includes(only))) {
       // Each scenario starts from an empty store (what earlier scenarios wrote would slow the
       // emulator) and gets its own project, so rate limits and data never interact.
       await resetStore({
@@ -92,7 +96,7 @@ async function main(): Promise<void> {
         onRetry: (retry, err) => process.stderr.write(`store reset before ${scenario.name}: retry ${retry} after ${err.message}\n`),
       });
       const project = await seedDemo(deps.db, randomDemoSpec(), deps.clock.now());
-      const url = scenario.unmetered ? bench.unmeteredUrl : bench.baseUrl;
+      const url = scenario.servedByFloor ? bench.floorUrl : scenario.unmetered ? bench.unmeteredUrl : bench.baseUrl;
       const ctx = { deps, server: bench, project, baseUrl: url };
       if (scenario.storeOperation) {
         const operation = await scenario.storeOperation(ctx);
@@ -110,8 +114,13 @@ async function main(): Promise<void> {
         scenario.paced ? drivePaced(url, request, { ...scenario.paced, seconds }) : drive(url, request, scenario.connections ?? 10, seconds),
       );
       const backlog = await bench.drain();
-      cpuRatios.push(perRequest / floorCpu);
-      const trips = probe.roundTrips === null ? '?' : `${probe.roundTrips} (status ${probe.status})${probe.documentsRead ? `, ${probe.documentsRead} docs read` : ''}`;
+      if (!scenario.servedByFloor) cpuRatios.push(perRequest / floorCpu);
+      if (scenario.cpuPair) cpuPairs.set(scenario.cpuPair, { ...cpuPairs.get(scenario.cpuPair), [scenario.servedByFloor ? 'floor' : 'server']: perRequest });
+      const trips = scenario.servedByFloor
+        ? 'floor'
+        : probe.roundTrips === null
+          ? '?'
+          : `${probe.roundTrips} (status ${probe.status})${probe.documentsRead ? `, ${probe.documentsRead} docs read` : ''}`;
       rows.push(line(scenario.name, result, trips, perRequest.toFixed(2), backlog));
       if (scenario.floorPair) latencies.set(scenario.floorPair, { ...latencies.get(scenario.floorPair), server: result });
       process.stderr.write(`measured: ${scenario.name}\n`);
@@ -135,6 +144,19 @@ async function main(): Promise<void> {
           '| request | server p50 / p99 ms | store floor p50 / p99 ms | added p50 / p99 ms |',
           '|---|---|---|---|',
           ...pairs.map(([name, { server: s, floor: f }]) => `| ${name} | ${s!.p50} / ${s!.p99} | ${f!.p50} / ${f!.p99} | ${s!.p50 - f!.p50} / ${s!.p99 - f!.p99} |`),
+        ].join('\n'),
+      );
+    }
+    const cpuRows = [...cpuPairs.entries()].filter(([, pair]) => pair.server !== undefined && pair.floor !== undefined);
+    if (cpuRows.length > 0) {
+      sections.push(
+        [
+          '',
+          'Server CPU per request over the bare node:http server doing the same store work (same closed-loop load, same run; target ≤ 3×)',
+          '',
+          '| request | route CPU ms/request | bare HTTP + same store work, CPU ms/request | ratio |',
+          '|---|---|---|---|',
+          ...cpuRows.map(([name, pair]) => `| ${name} | ${pair.server!.toFixed(2)} | ${pair.floor!.toFixed(2)} | ${(pair.server! / pair.floor!).toFixed(1)}× |`),
         ].join('\n'),
       );
     }

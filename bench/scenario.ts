@@ -56,4 +56,12 @@ export interface Scenario {
    * landing path itself beyond what the spec's buckets let through.
    */
   unmetered?: boolean;
+  /** Served by the bare floor server (bench/floor.ts: `/store/…` does a route's store work and nothing else). */
+  servedByFloor?: boolean;
+  /**
+   * Pairs a route's closed-loop scenario with the bare floor server doing the same store work
+   * under the same load (same name on both): the report shows the route's CPU per request over
+   * that floor's.
+   */
+  cpuPair?: string;
 }

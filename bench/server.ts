@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   };
   const baseUrl = await listen(createApiApp(ALL_ROUTES, deps));
   const unmeteredUrl = await listen(createApiApp(ALL_ROUTES, unmeteredDeps));
-  const floor = await startFloorServer();
+  const floor = await startFloorServer(deps.db);
 
   const wireRails = (wiring: RailWiring) => {
     Object.assign(process.env, wiring.secrets);
@@ -53,6 +53,9 @@ async function main(): Promise<void> {
         } else if (message.type === 'cpu') {
           const usage = process.cpuUsage();
           reply({ cpuMicros: usage.user + usage.system });
+        } else if (message.type === 'setSecrets') {
+          Object.assign(process.env, message.secrets);
+          reply({});
         } else {
           wireRails(message.wiring);
           reply({});

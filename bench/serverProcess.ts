@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { RailWiring, ServerReady, ServerReply } from './serverProtocol';
 
-type Ask = { type: 'drain' } | { type: 'cpu' } | { type: 'wireRails'; wiring: RailWiring };
+type Ask = { type: 'drain' } | { type: 'cpu' } | { type: 'wireRails'; wiring: RailWiring } | { type: 'setSecrets'; secrets: Record<string, string> };
 
 /** The bench's handle on the server process (bench/server.ts). */
 export interface BenchServer {
@@ -14,6 +14,8 @@ export interface BenchServer {
   /** The server process's CPU time so far (user + system), in milliseconds. */
   cpuMs(): Promise<number>;
   wireRails(wiring: RailWiring): Promise<void>;
+  /** Puts secret values where the server's local secret store reads them (its environment). */
+  setSecrets(secrets: Record<string, string>): Promise<void>;
   stop(): void;
 }
 
@@ -44,6 +46,7 @@ export async function startBenchServer(): Promise<BenchServer> {
     drain: async () => (await ask({ type: 'drain' })).seconds ?? 0,
     cpuMs: async () => ((await ask({ type: 'cpu' })).cpuMicros ?? 0) / 1000,
     wireRails: async (wiring) => void (await ask({ type: 'wireRails', wiring })),
+    setSecrets: async (secrets) => void (await ask({ type: 'setSecrets', secrets })),
     stop: () => void child.kill(),
   };
 }

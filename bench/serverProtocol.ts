@@ -12,7 +12,9 @@ export interface RailWiring {
 export type ServerRequest =
   | { id: number; type: 'drain' }
   | { id: number; type: 'cpu' }
-  | { id: number; type: 'wireRails'; wiring: RailWiring };
+  | { id: number; type: 'wireRails'; wiring: RailWiring }
+  /** Secret values the server's local secret store reads from its environment (webhook signing secrets). */
+  | { id: number; type: 'setSecrets'; secrets: Record<string, string> };
 
 export type ServerReply = { id: number; seconds?: number; cpuMicros?: number; error?: string };
 

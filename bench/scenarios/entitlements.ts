@@ -65,10 +65,18 @@ export const entitlementScenarios: Scenario[] = [
     name: 'GET /v1/server/customers/{id}/entitlements, 10 clients',
     note: 'customer and projection in one getAll',
     connections: 10,
+    cpuPair: 'server read',
     prepare: async (ctx) => {
       const { customerId, secret } = await customerWithEntitlements(ctx);
       return { method: 'GET', path: `/v1/server/customers/${customerId}/entitlements`, headers: { Authorization: `Bearer ${secret}` } };
     },
+  },
+  {
+    name: 'floor: bare node:http doing the server read’s store work (one getAll of 3 documents), 10 clients',
+    connections: 10,
+    servedByFloor: true,
+    cpuPair: 'server read',
+    prepare: async () => ({ method: 'GET', path: '/store/reads/3' }),
   },
   {
     name: 'GET /v1/server/customers/{id}/entitlements, 10 clients each sending 10/s, staggered (limiter unmetered)',

@@ -49,6 +49,23 @@ export const identityScenarios: Scenario[] = [
     },
   },
   {
+    name: 'GET /v1/entitlements?userId=…, 10 clients, limiter unmetered',
+    connections: 10,
+    unmetered: true,
+    cpuPair: 'entitlements by user id',
+    prepare: async (ctx) => {
+      const { userId } = await knownUser(ctx);
+      return { method: 'GET', path: `/v1/entitlements?userId=${encodeURIComponent(userId)}`, headers: { Authorization: `Bearer ${web(ctx).publishable}`, Origin: ORIGIN } };
+    },
+  },
+  {
+    name: 'floor: bare node:http doing the entitlements read’s store work (a getAll of 2 documents, then of 1), 10 clients',
+    connections: 10,
+    servedByFloor: true,
+    cpuPair: 'entitlements by user id',
+    prepare: async () => ({ method: 'GET', path: '/store/reads/2-1' }),
+  },
+  {
     name: 'GET /v1/entitlements?userId=…, 10 clients each sending 10/s, staggered (limiter unmetered)',
     paced: { clients: 10, perClientPerSecond: 10 },
     unmetered: true,

@@ -17,7 +17,8 @@ import type { Express } from 'express';
 import type { GroupName } from './app/groupNames';
 import { deployRegion } from './config/region';
 import { RETENTION_SCHEDULE } from './retention/schedule';
-import { RETRY_POLICY, type QueueName } from './tasks/queue';
+import { RETRY_POLICIES, type QueueName } from './tasks/queue';
+import { WEBHOOK_WORKER_SCHEDULE } from './webhooks/outboxSchedule';
 
 const REGION = deployRegion();
 setGlobalOptions({ region: REGION, memory: '512MiB', concurrency: 80 });
@@ -58,7 +59,7 @@ export const reportsApi = groupFunction('reports');
 
 /** A Cloud Tasks queue function: runs the queue's handler; a throw makes Cloud Tasks retry. */
 function taskFunction(queue: QueueName) {
-  return onTaskDispatched<Record<string, unknown>>({ retryConfig: { ...RETRY_POLICY } }, async (req) => {
+  return onTaskDispatched<Record<string, unknown>>({ retryConfig: { ...RETRY_POLICIES[queue] } }, async (req) => {
     const [{ runTask }, ready] = await Promise.all([import('./tasks/handlers'), getDeps()]);
     await runTask(queue, req.data, ready);
   });
@@ -67,9 +68,18 @@ function taskFunction(queue: QueueName) {
 /** Name fixed by tasks/cloudTasksQueue.ts QUEUE_FUNCTIONS. */
 export const identityResolutionTask = taskFunction('identityResolution');
 export const erasureTask = taskFunction('erasure');
+export const webhookFanoutTask = taskFunction('webhookFanout');
+/** One outbound webhook delivery attempt per task (webhooks/deliver.ts schedules the next). */
+export const webhookDeliveryTask = taskFunction('webhookDelivery');
 
 /** The scheduled retention worker: finishes erasures whose task was lost (see retention/README.md). */
 export const retentionWorker = onSchedule({ schedule: RETENTION_SCHEDULE, timeoutSeconds: 540 }, async () => {
   const [{ runRetention }, ready] = await Promise.all([import('./retention/worker'), getDeps()]);
   await runRetention(ready);
+});
+
+/** The webhook worker: records entitlement expiries and relays outbox events whose fan-out was lost (webhooks/README.md). */
+export const webhookWorker = onSchedule({ schedule: WEBHOOK_WORKER_SCHEDULE, timeoutSeconds: 120 }, async () => {
+  const [{ runWebhookWorker }, ready] = await Promise.all([import('./webhooks/outboxWorker'), getDeps()]);
+  await runWebhookWorker(ready);
 });

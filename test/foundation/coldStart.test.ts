@@ -23,6 +23,10 @@ async function loadedModules(group?: GroupName): Promise<string[]> {
     (async () => {
       if (process.argv[1]) await require(path.join(lib, 'app', 'groupLoaders.js')).GROUP_LOADERS[process.argv[1]]();
       const ours = Object.keys(require.cache).filter((k) => k.startsWith(lib + path.sep)).map((k) => path.relative(lib, k).split(path.sep).join('/'));
+      // Third-party packages by name, for the libraries that must load only when used.
+      const packageName = (file) => { const rest = file.split(path.sep + 'node_modules' + path.sep).pop().split(path.sep); return rest[0].startsWith('@') ? rest[0] + '/' + rest[1] : rest[0]; };
+      const packages = Object.keys(require.cache).filter((k) => k.includes(path.sep + 'node_modules' + path.sep)).map((k) => 'package:' + packageName(k));
+      ours.push(...new Set(packages));
       process.stdout.write(JSON.stringify(ours));
     })();`;
   const { stdout } = await run(process.execPath, ['-e', script, group ?? ''], { env: { ...process.env, ...functionsDotEnv() } });
@@ -30,9 +34,10 @@ async function loadedModules(group?: GroupName): Promise<string[]> {
 }
 
 const routeFiles = (modules: string[]) => modules.filter((m) => m.endsWith('/routes.js')).sort();
+const ourModules = (modules: string[]) => modules.filter((m) => !m.startsWith('package:'));
 
 it('loads no capability code when an instance loads index.js', async () => {
-  expect((await loadedModules()).sort()).toEqual(['config/region.js', 'index.js', 'retention/schedule.js', 'tasks/queue.js']);
+  expect(ourModules(await loadedModules()).sort()).toEqual(['config/region.js', 'index.js', 'retention/schedule.js', 'tasks/queue.js', 'webhooks/outboxSchedule.js']);
 }, 30_000);
 
 it.each(Object.keys(GROUP_LOADERS) as GroupName[])('loads only its own routes on the first request of %s', async (group) => {
@@ -47,6 +52,13 @@ it.each(Object.keys(GROUP_LOADERS) as GroupName[])('loads only its own routes on
     reports: ['reports/routes.js'],
   };
   expect(routeFiles(await loadedModules(group))).toEqual(expected[group]);
+}, 30_000);
+
+// Stripe's and Apple's libraries (~300 ms together) load with the first request that uses them,
+// and Ajv with the first request that validates a body or query.
+it.each(Object.keys(GROUP_LOADERS) as GroupName[])('loads no rail library and no Ajv before a request of %s needs them', async (group) => {
+  const loaded = await loadedModules(group);
+  for (const name of ['stripe', '@apple/app-store-server-library', 'ajv', 'ajv-formats']) expect(loaded).not.toContain(`package:${name}`);
 }, 30_000);
 
 it('loads on demand exactly the routes the local runner mounts for each group', async () => {

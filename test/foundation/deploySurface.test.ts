@@ -69,5 +69,5 @@ it('denies all client access in firestore.rules', () => {
 it('declares a TTL policy for every collection that expires records', () => {
   const indexes = JSON.parse(readFileSync(join(root, 'firestore.indexes.json'), 'utf8'));
   const ttl = indexes.fieldOverrides.filter((o: { ttl?: boolean }) => o.ttl).map((o: { collectionGroup: string; fieldPath: string }) => `${o.collectionGroup}.${o.fieldPath}`);
-  expect(ttl.sort()).toEqual(['audit.expiresAt', 'entitlementChanges.expiresAt', 'errorPasses.expiresAt', 'eventBatches.expiresAt', 'events.expiresAt', 'idempotency.expiresAt']);
+  expect(ttl.sort()).toEqual(['audit.expiresAt', 'entitlementChanges.expiresAt', 'errorPasses.expiresAt', 'eventBatches.expiresAt', 'events.expiresAt', 'idempotency.expiresAt', 'webhookDeliveries.expiresAt', 'webhookEvents.expiresAt']);
 });

@@ -37,7 +37,12 @@ const ALLOWED: Record<string, string> = {
   'identity/inspect.ts': 'operator command: look a customer up',
   'events/retention.ts': 'operator command: a project’s telemetry retention',
   'ratelimit/bucketStore.ts': 'the limiter’s store port (built in app/deps.ts), run before a handler',
-  'webhooks/locate.ts': 'operator commands: a webhook endpoint id finds its partition',
+  'webhooks/locate.ts': 'operator commands: a webhook endpoint or event id finds its partition',
+  'webhooks/deliver.ts': 'the webhook delivery task handler establishes its scope from the task payload',
+  'webhooks/fanout.ts': 'the webhook fan-out task handler establishes its scope from the task payload',
+  'webhooks/relay.ts': 'the outbox relay (webhook worker) sweeps events across partitions',
+  'webhooks/outboxWorker.ts': 'the scheduled webhook worker',
+  'entitlements/expirySweep.ts': 'the webhook worker finds due entitlement expiries across partitions',
   'bench/': 'benchmarks (leaving functions/src: issue 12 §4)',
 };
 

@@ -1,7 +1,7 @@
 /**
  * Guarantees of the deployed task-queue functions (index.ts): the `onTaskDispatched` function
  * that Cloud Tasks calls runs the same handler as the in-process queue, on a payload that the
- * request path really enqueued. Driven through firebase-functions-test's `wrap`.
+ * request path really enqueued (identity resolution, webhook fan-out). Driven through firebase-functions-test's `wrap`.
  */
 import supertest from 'supertest';
 import functionsTest from 'firebase-functions-test';
@@ -48,4 +48,30 @@ it('identityResolutionTask attaches the customer to the events a batch landed', 
 
   const events = await deps.db.collection(`projects/${project.projectId}/envs/test/events`).get();
   expect(events.docs.map((d) => d.get('serviceCustomerId'))).toEqual([identified.body.serviceCustomerId]);
+});
+
+it('webhookFanoutTask fans out the event a grant recorded (deployed handler, Cloud Tasks payload)', async () => {
+  const seeding = createTestService();
+  const project = await seedProject(seeding);
+  const queue = new RecordingQueue();
+  const deps = createDeps({ tasks: queue, clock: new ManualClock(Date.now()) });
+  const request = supertest(createApiApp(ALL_ROUTES, deps));
+
+  const identified = await request.post('/v1/identify').set('Authorization', `Bearer ${project.ios.test.secret}`).send({ userId: 'fanout-user', anonymousId: 'fanout-device' });
+  const customerId = identified.body.serviceCustomerId as string;
+  const granted = await request
+    .post(`/v1/server/customers/${customerId}/grant`)
+    .set('Authorization', `Bearer ${project.ios.test.secret}`)
+    .send({ entitlementKey: 'pro', duration: 'P30D', reason: 'Deployed fan-out task suite grant' });
+  expect(granted.status).toBe(200);
+  const task = queue.tasks.find((t) => t.queue === 'webhookFanout');
+  expect(task).toBeDefined();
+  const eventRef = deps.db.doc(`projects/${project.projectId}/envs/test/webhookEvents/${task!.payload.eventId as string}`);
+  expect((await eventRef.get()).get('fannedOutAt')).toBeNull();
+
+  // No endpoint is registered in this project: the deployed handler enqueues no delivery, only marks the event.
+  const deployed = requireDeployedEntry();
+  const wrapped = fft.wrap(deployed.webhookFanoutTask as never);
+  await wrapped({ data: task!.payload } as never);
+  expect((await eventRef.get()).get('fannedOutAt')).toEqual(expect.any(Number));
 });

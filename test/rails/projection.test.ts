@@ -66,6 +66,7 @@ it('re-reads the grants in the transaction when a grant landed after they were r
   const subscriptionId = stripeIds.subscription();
   const outcome = await decideRailEvent({
     scope: new OvertakenScope(world.service.deps.db, world.project.projectId, 'test'),
+    tasks: world.service.tasks,
     rail: 'stripe',
     eventId: stripeIds.event(),
     eventType: 'stripe.customer.subscription.created',

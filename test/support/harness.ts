@@ -23,9 +23,19 @@ export interface TestService {
   request: () => supertest.Agent;
 }
 
+/**
+ * Every service's queue finishes its background work (webhook fan-outs of the last grants, …)
+ * before the file's own teardown: registered when this module loads, so it runs first.
+ */
+const createdQueues: InProcessTaskQueue[] = [];
+afterAll(async () => {
+  await Promise.all(createdQueues.map((queue) => queue.drain()));
+});
+
 export function createTestService(overrides: DepsOverrides = {}): TestService {
   const clock = overrides.clock instanceof ManualClock ? overrides.clock : new ManualClock(Date.now());
   const tasks = overrides.tasks instanceof InProcessTaskQueue ? overrides.tasks : new InProcessTaskQueue({ backoffMs: () => 0 });
+  createdQueues.push(tasks);
   const deps = createDeps({ ...overrides, clock, tasks });
   const app = createApiApp(ALL_ROUTES, deps);
   return { deps, app, clock, tasks, request: () => supertest.agent(app) };

@@ -12,6 +12,7 @@ import { firestoreLiveness, type LivenessRecorder } from '../sdk/liveness';
 import { createSecretStore, type SecretStore } from '../secrets/store';
 import { createRailEdges, railStandIns, type RailEdgeOverrides, type RailEdges } from '../rails/edges';
 import { JoseIdTokenVerifier, type IdTokenVerifier } from '../identity/idTokens';
+import type { DeliveryOverrides } from '../webhooks/deliveryPolicy';
 
 /**
  * Everything a handler may use, built once per process. The deployed functions, the local
@@ -31,6 +32,8 @@ export interface Deps {
   rails: RailEdges;
   /** Verifies developers' identity tokens against each project's identity provider. */
   idTokens: IdTokenVerifier;
+  /** Outbound webhook delivery seams (timeout, retry delay, DNS); absent: the production defaults. */
+  webhookDelivery?: DeliveryOverrides;
 }
 
 /**
@@ -51,6 +54,7 @@ export interface DepsOverrides {
   secrets?: SecretStore;
   rails?: RailEdgeOverrides;
   idTokens?: IdTokenVerifier;
+  webhookDelivery?: DeliveryOverrides;
 }
 
 export function createDeps(overrides: DepsOverrides = {}): RootDeps {
@@ -61,7 +65,7 @@ export function createDeps(overrides: DepsOverrides = {}): RootDeps {
     logs.rateLimiterFailedOpen(id.projectId, id.env, id.bucket, err instanceof Error ? err.message : String(err)),
   );
   const tasks = overrides.tasks ?? new InProcessTaskQueue();
-  const deps: RootDeps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails, settings) };
+  const deps: RootDeps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails, settings), webhookDelivery: overrides.webhookDelivery };
   logs.started(describeSettings(settings));
   const standIns = railStandIns(deps.rails);
   if (standIns.length > 0) logs.railStandIns(standIns);

@@ -25,9 +25,9 @@ export function appendAudit(tx: Transaction, scope: EnvScope, entry: NewAuditEnt
   return stored;
 }
 
-export type ServerAuditAction = 'grant' | 'revoke' | 'migration' | 'webhook';
+export type ServerAuditAction = 'grant' | 'revoke' | 'migration' | 'webhook' | 'expiry';
 
-/** Event ids of server-originated entries: `srv_grant_<random>`, `srv_revoke_…`, `srv_migration_…`, `srv_webhook_…` (endpoint changes). */
+/** Event ids of server-originated entries: `srv_grant_<random>`, `srv_revoke_…`, `srv_migration_…`, `srv_webhook_…` (endpoint changes), `srv_expiry_…` (an end recorded). */
 export function newServerEventId(action: ServerAuditAction): string {
   return `srv_${action}_${randomToken(24)}`;
 }

@@ -2,6 +2,7 @@ import type { ParseArgsConfig } from 'node:util';
 import type { Firestore } from 'firebase-admin/firestore';
 import type { Clock } from '../clock';
 import type { SecretWriter } from '../secrets/writer';
+import type { TaskQueue } from '../tasks/queue';
 import { OperatorError } from './operatorError';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -17,6 +18,11 @@ export interface CommandContext {
    * `createOperatorSecretWriter()` chooses. Tests pass a writer to a temporary file.
    */
   secrets?: SecretWriter;
+  /**
+   * Where commands that start background work enqueue it (`webhooks test|replay`); when absent
+   * (the CLI), `operatorTasks()` chooses. Tests pass their service's in-process queue.
+   */
+  tasks?: TaskQueue;
 }
 
 /** One operator command: `tessera <name…> --option value`. Output is JSON on stdout. */

@@ -4,22 +4,33 @@ import type { PublicEntitlement, Rail } from './model';
 
 /**
  * `entitlementChanges/{customerId}:{sequence}`: one record per change of one key's public state,
- * written by `applyGrantChanges` (writer.ts) in the transaction that made the change. They are
- * the outbox outbound webhooks deliver from and the history the dashboard shows, so each
- * carries everything a notification needs (no further read).
+ * written by `applyGrantChanges` (writer.ts) in the transaction that made the change, and one
+ * per end that passed (`recordExpiries`). They are the history the dashboard shows and what
+ * outbound webhook events are built from (the writer writes each record's event beside it,
+ * webhooks/entitlementEvents.ts), so each carries everything a notification needs.
  */
 export const ENTITLEMENT_CHANGES = 'entitlementChanges';
 
 /** What made the change: a rail's event or an operator's act, and the audit entry recording it. */
 export interface EntitlementCause {
-  kind: 'rail' | 'operator';
+  /** `expiry`: the key's `validUntil` passed without a renewal, recorded by the expiry worker (entitlements/expiry.ts). */
+  kind: 'rail' | 'operator' | 'expiry';
   /** The rail of the event, `manual` for server grants and revokes, migration and merges. */
   rail: Rail;
   /** The audit entry's event id (`audit/{auditEventId}`), written in the same transaction. */
   auditEventId: string;
   /** The audit entry's event type (e.g. `entitlement.granted_manually`, a rail's event type). */
   eventType: string;
+  /**
+   * Set when the change takes access back on purpose: a manual revoke or a rail's revocation
+   * (`revoked`), a rail's refund or lost dispute (`refunded`). Absent for everything else.
+   * Outbound webhooks tell `entitlement.revoked` / `entitlement.refunded` from an expiry by it.
+   */
+  takenBack?: 'refunded' | 'revoked';
 }
+
+/** The cause `eventType` of a merge (identity/conflicts.ts): its changes are told by `customer.merged`. */
+export const MERGE_EVENT_TYPE = 'customer.merged';
 
 export interface EntitlementChange {
   changeId: string;

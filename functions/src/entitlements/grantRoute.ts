@@ -1,5 +1,6 @@
 import type { JSONSchemaType } from 'ajv';
 import { route } from '../http/route';
+import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import { ENTITLEMENT_KEY_PATTERN } from './catalog';
 import { requireCustomerIdParam } from './customerIds';
 import { GRANT_DURATIONS, type GrantDuration } from './durations';
@@ -38,6 +39,7 @@ export const grantRoute = route<GrantBody>({
       { requestId: ctx.requestId, keyId: ctx.auth.keyId },
       now,
     );
+    await dispatchWebhookEvents(ctx.deps.tasks, ctx.scope, outcome.webhookEventIds);
     return mutationResponse(ctx, 'grant', customerId, outcome, now);
   },
 });

@@ -46,6 +46,8 @@ export interface MutationOutcome {
   /** The manual grant as it is after the change. */
   grant: GrantRecord;
   audit: AuditEntry;
+  /** Webhook events recorded with the change, to fan out once committed (webhooks/dispatch.ts). */
+  webhookEventIds: string[];
 }
 
 export const MANUAL_PRODUCT_ID = 'manual';
@@ -103,8 +105,9 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
     }
     registerMissingKeys(tx, scope, [catalogEntry], 'grant', now);
     const eventId = newServerEventId('grant');
+    let webhookEventIds: string[] = [];
     if (decision === 'applied') {
-      applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: [grant], cause: operatorCause('grant', eventId), now });
+      ({ webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: [grant], cause: operatorCause('grant', eventId), now }));
     }
     const audit = appendOperatorAudit(tx, scope, actor, now, eventId, {
       action: 'grant',
@@ -122,7 +125,7 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
         validUntil: grant.validUntil,
       },
     });
-    return { grant, audit };
+    return { grant, audit, webhookEventIds };
   }));
 }
 
@@ -142,7 +145,7 @@ export async function revokeManually(scope: EnvScope, command: RevokeCommand, ac
 
     const revoked = active.map((g) => ({ ...g, revokedAt: now, updatedAt: now }));
     const eventId = newServerEventId('revoke');
-    applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: revoked, cause: operatorCause('revoke', eventId), now });
+    const { webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: revoked, cause: operatorCause('revoke', eventId), now });
     const grant = latestEnding(revoked)!;
     const audit = appendOperatorAudit(tx, scope, actor, now, eventId, {
       action: 'revoke',
@@ -154,7 +157,7 @@ export async function revokeManually(scope: EnvScope, command: RevokeCommand, ac
       toState: 'revoked',
       details: { entitlementKey, grantIds: revoked.map((g) => g.grantId) },
     });
-    return { grant, audit };
+    return { grant, audit, webhookEventIds };
   }));
 }
 
@@ -202,6 +205,7 @@ const operatorCause = (action: OperatorDecision['action'], auditEventId: string)
   rail: 'manual',
   auditEventId,
   eventType: OPERATOR_EVENT_TYPE[action],
+  ...(action === 'revoke' ? { takenBack: 'revoked' as const } : {}),
 });
 
 /** The audit entry of a grant or revoke made through the server API (the operator surface). */

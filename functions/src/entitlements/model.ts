@@ -50,6 +50,15 @@ export interface ProjectionDoc {
    * yet). Kept here because every change reads this document anyway: numbering costs no read.
    */
   changeSequence?: number;
+  /**
+   * Keys whose end has not been recorded yet, with that end (key → validUntil, Unix ms): every
+   * key that was active when the writer last wrote this document and has an end. The expiry
+   * worker records each as `entitlement.expired` once it passes (entitlements/expiry.ts).
+   * Absent on documents written before expiries were recorded: nothing of theirs is pending.
+   */
+  pendingExpiries?: Record<string, number>;
+  /** The earliest of `pendingExpiries`, null when none: the expiry worker's indexed query. */
+  nextExpiryAt?: number | null;
 }
 
 /** The frozen public shape (`PublicEntitlement`). */

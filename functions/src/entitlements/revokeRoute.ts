@@ -1,5 +1,6 @@
 import type { JSONSchemaType } from 'ajv';
 import { route } from '../http/route';
+import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import { ENTITLEMENT_KEY_PATTERN } from './catalog';
 import { requireCustomerIdParam } from './customerIds';
 import { revokeManually } from './manualGrants';
@@ -36,6 +37,7 @@ export const revokeRoute = route<RevokeBody>({
       { requestId: ctx.requestId, keyId: ctx.auth.keyId },
       now,
     );
+    await dispatchWebhookEvents(ctx.deps.tasks, ctx.scope, outcome.webhookEventIds);
     return mutationResponse(ctx, 'revoke', customerId, outcome, now);
   },
 });

@@ -5,7 +5,9 @@ import type { EnvScope } from '../store/scope';
 import { ENTITLEMENT_CHANGES, type EntitlementCause, type EntitlementChange } from './changeModel';
 import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';
 import { projectEntitlements } from './projection';
-import { toPublicEntitlement } from './publicShape';
+import { isActiveAt, toPublicEntitlement } from './publicShape';
+import { classifyEntitlementChange, entitlementEventRecord, type EntitlementEventType } from '../webhooks/entitlementEvents';
+import { appendWebhookEvent } from '../webhooks/outbox';
 
 /**
  * The one writer of grants, projections and entitlement change records. Every path that changes
@@ -13,7 +15,9 @@ import { toPublicEntitlement } from './publicShape';
  * `applyGrantChanges` inside its own transaction, after its reads: it writes the changed grants,
  * rewrites each touched customer's projection from that customer's grant list as it will be,
  * and appends one change record per key whose public state changed, numbered per customer,
- * with the subscriber rollups those records move (reports/subscriberRollup.ts).
+ * with the outbound webhook event of each record a receiver is told about (the outbox,
+ * webhooks/entitlementEvents.ts) and the subscriber rollups the records move
+ * (reports/subscriberRollup.ts). `recordExpiries` appends the records of ends that passed.
  * Nothing else writes `grants/`, `projections/` or `entitlementChanges/`
  * (test/entitlements/oneWriter.test.ts holds that).
  */
@@ -51,6 +55,8 @@ export interface AppliedChanges {
   projections: Map<string, ProjectionDoc>;
   /** The change records appended, in sequence order per customer. */
   records: EntitlementChange[];
+  /** Ids of the webhook events written beside the records: the caller fans them out after the commit (webhooks/dispatch.ts). */
+  webhookEventIds: string[];
 }
 
 /** Change record ids sort by sequence within a customer: `{customerId}:{sequence, 12 digits}`. */
@@ -76,30 +82,151 @@ export function applyGrantChanges(tx: Transaction, scope: EnvScope, input: Grant
 
   const projections = new Map<string, ProjectionDoc>();
   const records: EntitlementChange[] = [];
+  const webhookEventIds: string[] = [];
   for (const customer of input.customers) {
     const before = storedProjection(customer.projection);
     const touched = customer.grants.some((g) => changedIds.has(g.grantId)) || changes.some((g) => g.customerId === customer.customerId);
     const grantsAfter = grantListAfter(customer, changes);
     if (!touched) {
-      projections.set(customer.customerId, { customerId: customer.customerId, entitlements: projectEntitlements(grantsAfter, now), updatedAt: now, changeSequence: before?.changeSequence ?? 0 });
+      projections.set(customer.customerId, {
+        customerId: customer.customerId,
+        entitlements: projectEntitlements(grantsAfter, now),
+        updatedAt: now,
+        changeSequence: before?.changeSequence ?? 0,
+        ...expiryFields(before?.pendingExpiries ?? {}),
+      });
       continue;
     }
     const entitlements = projectEntitlements(grantsAfter, now);
     const customerRecords = changeRecords(scope, customer.customerId, before, entitlements, input.cause, now);
+    const eventTypes = new Map(customerRecords.map((r) => [r.key, classifyEntitlementChange(r, knownActive(before, r.key, now))]));
     const doc: ProjectionDoc = {
       customerId: customer.customerId,
       entitlements,
       updatedAt: now,
       changeSequence: (before?.changeSequence ?? 0) + customerRecords.length,
+      ...expiryFields(pendingAfter(before, entitlements, eventTypes, now)),
     };
     tx.set(scope.doc(PROJECTIONS, customer.customerId), doc);
-    for (const record of customerRecords) tx.create(changeRecordRef(scope, record.customerId, record.sequence), record);
+    for (const record of customerRecords) {
+      tx.create(changeRecordRef(scope, record.customerId, record.sequence), record);
+      const type = eventTypes.get(record.key);
+      if (type) webhookEventIds.push(appendEvent(tx, scope, record, type));
+    }
     projections.set(customer.customerId, doc);
     records.push(...customerRecords);
   }
   // The subscriber rollups move with the change records, in the same transaction.
   recordSubscriberChanges(tx, scope, records);
-  return { projections, records };
+  return { projections, records, webhookEventIds };
+}
+
+function appendEvent(tx: Transaction, scope: EnvScope, record: EntitlementChange, type: EntitlementEventType): string {
+  const event = entitlementEventRecord(record, type);
+  appendWebhookEvent(tx, scope, event);
+  return event.eventId;
+}
+
+/**
+ * Whether receivers know the key as active: present and not past its end, or past it with the
+ * end still pending (not recorded as expired yet; the expiry worker runs every minute).
+ */
+function knownActive(before: ProjectionDoc | null, key: string, now: number): boolean {
+  const entitlement = before?.entitlements[key];
+  if (!entitlement) return false;
+  if (isActiveAt(entitlement.validUntil, now)) return true;
+  return entitlement.validUntil !== null && before?.pendingExpiries?.[key] === entitlement.validUntil;
+}
+
+/**
+ * The ends still to record after a write at `now`: every key that is active with an end, and a
+ * key already past its end that was pending and that this write neither changed in a way that
+ * told its end (expired, revoked, refunded) nor moved.
+ */
+function pendingAfter(
+  before: ProjectionDoc | null,
+  entitlements: Record<string, ProjectedEntitlement>,
+  eventTypes: Map<string, EntitlementEventType | null>,
+  now: number,
+): Record<string, number> {
+  const pending: Record<string, number> = {};
+  const told = new Set<EntitlementEventType | null | undefined>(['entitlement.expired', 'entitlement.revoked', 'entitlement.refunded']);
+  for (const [key, entitlement] of Object.entries(entitlements)) {
+    const end = entitlement.validUntil;
+    if (end === null) continue;
+    if (end > now || (before?.pendingExpiries?.[key] === end && !told.has(eventTypes.get(key)))) pending[key] = end;
+  }
+  return pending;
+}
+
+/** The projection's expiry bookkeeping for a set of pending ends. */
+function expiryFields(pending: Record<string, number>): Pick<ProjectionDoc, 'pendingExpiries' | 'nextExpiryAt'> {
+  const ends = Object.values(pending);
+  return { pendingExpiries: pending, nextExpiryAt: ends.length > 0 ? Math.min(...ends) : null };
+}
+
+/** Keys of a stored projection whose pending end has passed at `now`, in key order. */
+export function dueExpiries(projection: ProjectionDoc | null, now: number): ProjectedEntitlement[] {
+  if (!projection) return [];
+  const pending = projection.pendingExpiries ?? {};
+  return Object.keys(pending)
+    .sort()
+    .map((key) => projection.entitlements[key])
+    .filter((entitlement): entitlement is ProjectedEntitlement => entitlement !== undefined && entitlement.validUntil !== null && pending[entitlement.key] === entitlement.validUntil && entitlement.validUntil <= now);
+}
+
+export interface Expiries {
+  customerId: string;
+  /** The projection document read IN the caller's transaction. */
+  projection: DocumentSnapshot;
+  /** Each key to record as expired (due by `dueExpiries`) with its cause: the audit entry written beside it. */
+  keys: ReadonlyMap<string, EntitlementCause>;
+  now: number;
+}
+
+/**
+ * Records keys whose end passed without a renewal, in the caller's transaction: one change
+ * record per key (the public state as it was just before its end → as it is now, inactive),
+ * numbered in the customer's sequence, with its `entitlement.expired` event; the projection keeps
+ * its entitlements and loses those keys' pending ends. A key that is not due is refused.
+ */
+export function recordExpiries(tx: Transaction, scope: EnvScope, input: Expiries): AppliedChanges {
+  const { customerId, now } = input;
+  const before = storedProjection(input.projection);
+  const due = new Map(dueExpiries(before, now).map((e) => [e.key, e]));
+  const records: EntitlementChange[] = [];
+  const webhookEventIds: string[] = [];
+  let sequence = before?.changeSequence ?? 0;
+  for (const [key, cause] of [...input.keys.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const entitlement = due.get(key);
+    if (!entitlement || entitlement.validUntil === null) throw new Error(`recordExpiries: ${customerId} ${key} is not due to expire`);
+    sequence += 1;
+    records.push({
+      changeId: changeRecordId(customerId, sequence),
+      projectId: scope.projectId,
+      env: scope.env,
+      customerId,
+      key,
+      sequence,
+      before: toPublicEntitlement(entitlement, entitlement.validUntil - 1),
+      after: toPublicEntitlement(entitlement, now),
+      cause,
+      changedAt: now,
+      expiresAt: Timestamp.fromMillis(auditExpiry(now)),
+    });
+  }
+  const projections = new Map<string, ProjectionDoc>();
+  if (records.length === 0 || !before) return { projections, records, webhookEventIds };
+  const pending = { ...(before.pendingExpiries ?? {}) };
+  for (const record of records) delete pending[record.key];
+  const doc: ProjectionDoc = { ...before, updatedAt: now, changeSequence: sequence, ...expiryFields(pending) };
+  tx.set(scope.doc(PROJECTIONS, customerId), doc);
+  for (const record of records) {
+    tx.create(changeRecordRef(scope, customerId, record.sequence), record);
+    webhookEventIds.push(appendEvent(tx, scope, record, 'entitlement.expired'));
+  }
+  projections.set(customerId, doc);
+  return { projections, records, webhookEventIds };
 }
 
 /** The customer's grants after the change: its own with changes applied, plus grants moved to it. */

@@ -2,8 +2,11 @@ import type { DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
 import { appendAudit } from '../audit/append';
 import { DomainError } from '../errors/domain';
 import { projectionRef, readGrantsOfCustomers } from '../entitlements/projection';
+import { MERGE_EVENT_TYPE } from '../entitlements/changeModel';
 import { applyGrantChanges } from '../entitlements/writer';
 import { randomToken } from '../keys/format';
+import { customerMergedEvent } from '../webhooks/customerEvents';
+import { appendWebhookEvent } from '../webhooks/outbox';
 import type { Env } from '../store/env';
 import { EnvScope } from '../store/scope';
 import { inCustomerTurn } from '../store/writeQueue';
@@ -89,7 +92,7 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number): Promise<M
     applyGrantChanges(tx, scope, {
       customers: all.map((customerId, i) => ({ customerId, projection: projectionSnaps[i], grants: grants.filter((g) => g.customerId === customerId) })),
       changes: moved,
-      cause: { kind: 'operator', rail: 'manual', auditEventId, eventType: 'customer.merged' },
+      cause: { kind: 'operator', rail: 'manual', auditEventId, eventType: MERGE_EVENT_TYPE },
       now,
     });
 
@@ -115,7 +118,7 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number): Promise<M
     appendAudit(tx, scope, {
       eventId: auditEventId,
       rail: 'manual',
-      eventType: 'customer.merged',
+      eventType: MERGE_EVENT_TYPE,
       customerId: canonicalId,
       subscriptionId: null,
       decision: 'applied',
@@ -128,6 +131,8 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number): Promise<M
       processedAt: now,
       details: { conflictId: id, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, surface: 'cli' },
     });
+    // The outbox: fanned out by the webhook relay (an operator command has no task queue).
+    appendWebhookEvent(tx, scope, customerMergedEvent(scope, { canonicalCustomerId: canonicalId, mergedCustomerIds: others, auditEventId, at: now }));
     return { conflictId: id, decision: 'merged', canonicalCustomerId: canonicalId, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, auditEventId };
   });
 }

@@ -5,6 +5,9 @@ import { EVENTS } from '../events/model';
 import { erasePendingEvents } from '../events/pendingBatches';
 import { reportErasureQueries } from '../reports/erasure';
 import { EnvScope } from '../store/scope';
+import { customerErasedEvent } from '../webhooks/customerEvents';
+import { dispatchWebhookEvents } from '../webhooks/dispatch';
+import { appendWebhookEvent } from '../webhooks/outbox';
 import { IDENTITY_CONFLICTS } from './conflictModel';
 import { erasureCompletedEventId, isErasurePayload, pendingErasureRef, erasureTaskId, type ErasurePayload } from './erasureModel';
 import { identityLogs } from './logs';
@@ -75,6 +78,8 @@ export async function runErasure(deps: RootDeps, payload: ErasurePayload): Promi
   ]);
 
   const now = deps.clock.now();
+  // `customer.erased`, in the completion's transaction (with its audit entry, once); no personal data.
+  const erasedEvent = customerErasedEvent(scope, { customerId: payload.customerId, auditEventId: erasureCompletedEventId(payload.customerId), at: now });
   const outcome = await scope.runTransaction(async (tx) => {
     const [current, completedAudit] = await tx.getAll(customerRef(scope, payload.customerId), auditRef(scope, erasureCompletedEventId(payload.customerId)));
     const record = current.data() as CustomerRecord | undefined;
@@ -108,10 +113,14 @@ export async function runErasure(deps: RootDeps, payload: ErasurePayload): Promi
         processedAt: now,
         details: { deleted },
       });
+      appendWebhookEvent(tx, scope, erasedEvent);
     }
     return 'erased' as const;
   });
-  if (outcome === 'erased') identityLogs.erasureCompleted(payload.projectId, payload.env, payload.customerId, deleted);
+  if (outcome === 'erased') {
+    identityLogs.erasureCompleted(payload.projectId, payload.env, payload.customerId, deleted);
+    await dispatchWebhookEvents(deps.tasks, scope, [erasedEvent.eventId]);
+  }
   return outcome;
 }
 

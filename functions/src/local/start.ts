@@ -51,6 +51,9 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const tasks = new InProcessTaskQueue();
   const deps = createDeps({ tasks });
   const demo = await seedDemo(deps.db, readDemoSpec(DEMO_SPEC), deps.clock.now());
+  // Deployed, Cloud Scheduler runs it every minute (index.ts webhookWorker).
+  const { startLocalWebhookWorker } = await import('../webhooks/outboxWorker');
+  const webhookWorker = startLocalWebhookWorker(deps);
   const server = createServer(createApiApp(ALL_ROUTES, deps));
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -75,6 +78,7 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
     stopping = true;
     console.log(`\n${signal}: stopping…`);
     server.close();
+    await webhookWorker.stop();
     await tasks.drain();
     try {
       if (emulator.owned) await emulator.exportTo(EXPORT_DIR, process.env.GCLOUD_PROJECT!);

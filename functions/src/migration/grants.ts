@@ -25,6 +25,8 @@ export type KeyOutcome = GateOutcome | 'already_migrated';
 export interface RowEntitlementResult {
   outcomes: { key: string; outcome: KeyOutcome; reason: string }[];
   registeredKeys: string[];
+  /** Webhook events recorded with the row's grants, to fan out once committed. */
+  webhookEventIds: string[];
 }
 
 export const MIGRATION_PRODUCT_ID = 'migration';
@@ -90,11 +92,12 @@ export async function applyRowEntitlements(
       });
     });
     const registeredKeys = registerMissingKeys(tx, scope, catalogEntries, 'migration', now);
+    let webhookEventIds: string[] = [];
     if (created.length > 0) {
       const projection = snapshots[1];
-      applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: created, cause: (key) => causes.get(key)!, now });
+      ({ webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: created, cause: (key) => causes.get(key)!, now }));
     }
-    return { outcomes, registeredKeys };
+    return { outcomes, registeredKeys, webhookEventIds };
   }));
 }
 

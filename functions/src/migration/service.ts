@@ -6,6 +6,7 @@ import { linkMigratedUser } from '../identity/repository';
 import { isStoreContention } from '../store/contention';
 import type { EnvScope } from '../store/scope';
 import { applyRowEntitlements, registerKeysOnly } from './grants';
+import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import { migrationLogs } from './logs';
 import { checkRow, type MigrationRow } from './rows';
 import { StripeSubscriptionReader, type StripeCustomerView } from './stripeSubscriptions';
@@ -123,6 +124,7 @@ async function migrateRow(
     { customerId, keys: row.assertedKeys, stripe: stripeView, stripeProductsOf: (key) => productsByKey.get(key) ?? new Set(), requestId },
     deps.clock.now(),
   );
+  await dispatchWebhookEvents(deps.tasks, scope, result.webhookEventIds);
   counters.entitlementKeysRegistered += result.registeredKeys.length;
   for (const { outcome } of result.outcomes) {
     if (outcome === 'grant') counters.entitlementsGranted += 1;

@@ -1,4 +1,5 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
+import { stripeLibrary } from '../rails/stripe/library';
 import type { Deps } from '../app/deps';
 import { readRailsConfig } from '../rails/config';
 import type { EnvScope } from '../store/scope';
@@ -44,7 +45,8 @@ export class StripeSubscriptionReader {
       };
     } catch (err) {
       // Only the library's error type and code: messages may echo request details.
-      const type = err instanceof Stripe.errors.StripeError ? `${err.type}${err.code ? `:${err.code}` : ''}` : 'network';
+      const { errors } = await stripeLibrary();
+      const type = err instanceof errors.StripeError ? `${err.type}${err.code ? `:${err.code}` : ''}` : 'network';
       return { readable: false, reason: `stripe_unreadable:${type}` };
     }
   }
@@ -60,7 +62,8 @@ export class StripeSubscriptionReader {
         return { unavailable: 'stripe_secret_unavailable' };
       }
       const api = this.deps.rails.stripe.api;
-      return { stripe: new Stripe(secretKey, { ...api, maxNetworkRetries: 1, timeout: 20_000, telemetry: false }) };
+      const StripeClient = await stripeLibrary();
+      return { stripe: new StripeClient(secretKey, { ...api, maxNetworkRetries: 1, timeout: 20_000, telemetry: false }) };
     })();
     return this.client;
   }

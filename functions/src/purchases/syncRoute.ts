@@ -46,7 +46,7 @@ export const purchaseSyncRoute = route<SyncBody>({
   handler: async (ctx) => {
     const body = ctx.body;
     return withIdempotency(ctx, 'purchases.sync', async () => ({
-      body: await syncApplePurchase({ scope: ctx.scope, clock: ctx.deps.clock, appleOnlineChecks: ctx.deps.rails.apple.onlineChecks }, { requestId: ctx.requestId, wireEnv: ctx.auth.wireEnv }, {
+      body: await syncApplePurchase({ scope: ctx.scope, clock: ctx.deps.clock, tasks: ctx.deps.tasks, appleOnlineChecks: ctx.deps.rails.apple.onlineChecks }, { requestId: ctx.requestId, wireEnv: ctx.auth.wireEnv }, {
         signedTransactionInfo: body.signedTransactionInfo,
         signedRenewalInfo: body.signedRenewalInfo ?? undefined,
         appAccountToken: body.appAccountToken ?? undefined,

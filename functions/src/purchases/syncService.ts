@@ -14,6 +14,7 @@ import { railEventType } from '../rails/model';
 import type { WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { purchaseLogs } from './logs';
+import type { TaskQueue } from '../tasks/queue';
 
 /**
  * Purchase sync: a signed App Store transaction forwarded by the app, so entitlements
@@ -39,6 +40,8 @@ export interface PurchaseResult {
 export interface SyncPorts {
   scope: EnvScope;
   clock: Clock;
+  /** Fans out the webhook events a decision records. */
+  tasks: TaskQueue;
   appleOnlineChecks: boolean;
 }
 
@@ -89,6 +92,7 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
 
   const outcome = await decideRailEvent({
     scope,
+    tasks: ports.tasks,
     rail: 'apple',
     eventId: syncEventId(transaction.transactionId),
     eventType: railEventType('apple', 'purchase_sync'),

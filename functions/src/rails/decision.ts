@@ -2,6 +2,7 @@ import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import { appendAudit, auditRef } from '../audit/append';
 import type { AuditEntry } from '../audit/model';
 import { entitlementKeysForProduct, type CatalogRail } from '../entitlements/catalog';
+import type { EntitlementCause } from '../entitlements/changeModel';
 import type { GrantRecord, ProjectionDoc } from '../entitlements/model';
 import { getAllInTx, projectionRef, readCustomerGrants, readCustomerGrantsGuarded } from '../entitlements/projection';
 import { applyGrantChanges } from '../entitlements/writer';
@@ -9,6 +10,8 @@ import { customerRef } from '../identity/repository';
 import type { CustomerRecord } from '../identity/model';
 import type { EnvScope } from '../store/scope';
 import { writeKeys, writeQueue } from '../store/writeQueue';
+import type { TaskQueue } from '../tasks/queue';
+import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import type { RevenueFact } from '../reports/revenueFacts';
 import { recordRevenue, revenueClaimRefs } from '../reports/revenueRollup';
 import { ACCESS_STATES, SUBSCRIPTIONS, subscriptionDocId, type SubscriptionRecord, type SubscriptionSnapshot } from './model';
@@ -24,6 +27,8 @@ import { ACCESS_STATES, SUBSCRIPTIONS, subscriptionDocId, type SubscriptionRecor
  */
 export interface RailDecisionInput {
   scope: EnvScope;
+  /** Where the webhook events the decision recorded are fanned out from, after the commit. */
+  tasks: TaskQueue;
   rail: CatalogRail;
   /** The rail's own event id (audit document id, de-duplication key). */
   eventId: string;
@@ -69,6 +74,8 @@ export interface RailDecision {
   toState: string | null;
   /** The customer's projection after the decision (null without a customer). */
   projection: ProjectionDoc | null;
+  /** Webhook events recorded with the decision (already dispatched by `decideRailEvent`). */
+  webhookEventIds: string[];
 }
 
 export const subscriptionRef = (scope: EnvScope, rail: CatalogRail, subscriptionId: string) => scope.doc(SUBSCRIPTIONS, subscriptionDocId(rail, subscriptionId));
@@ -88,7 +95,9 @@ export async function decideRailEvent(input: RailDecisionInput): Promise<RailDec
   const keys = [writeKeys.event(scope, input.eventId)];
   if (input.subscriptionId) keys.push(writeKeys.subscription(scope, subscriptionDocId(input.rail, input.subscriptionId)));
   if (input.customerId) keys.push(writeKeys.customer(scope, input.customerId));
-  return writeQueue.run(keys, async () => decideInTransaction(input, input.customerId ? await preReadGrants(scope, input.customerId) : null));
+  const decision = await writeQueue.run(keys, async () => decideInTransaction(input, input.customerId ? await preReadGrants(scope, input.customerId) : null));
+  await dispatchWebhookEvents(input.tasks, scope, decision.webhookEventIds);
+  return decision;
 }
 
 /**
@@ -142,7 +151,7 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreR
     const snapshot = stale ? null : input.snapshot(current);
     if (!snapshot || !subRef) {
       const reason = stale ? 'out_of_order' : input.noSnapshotReason;
-      const outcome: RailDecision = { duplicate: false, decision: 'no_op', reason, customerId, fromState, toState: fromState, projection: storedProjection(projectionSnap) };
+      const outcome: RailDecision = { duplicate: false, decision: 'no_op', reason, customerId, fromState, toState: fromState, projection: storedProjection(projectionSnap), webhookEventIds: [] };
       record(tx, input, outcome, claimSnaps);
       return outcome;
     }
@@ -155,18 +164,27 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreR
     const changed = customerId ? subscriptionGrants(input, snapshot, keysByProduct, current, grants, customerId) : [];
     const grantedKeys = [...new Set(keysByProduct.flat())].sort();
     let projection: ProjectionDoc | null = null;
+    let webhookEventIds: string[] = [];
     if (customerId && projectionSnap) {
-      const cause = { kind: 'rail' as const, rail: input.rail, auditEventId: input.eventId, eventType: input.eventType };
+      const cause: EntitlementCause = { kind: 'rail', rail: input.rail, auditEventId: input.eventId, eventType: input.eventType, ...takenBack(snapshot.state) };
       const applied = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: projectionSnap, grants }], changes: changed, cause, now: input.now });
       projection = applied.projections.get(customerId)!;
+      webhookEventIds = applied.webhookEventIds;
     }
     tx.set(subRef, subscriptionRecord(input, snapshot, current, customerId, grantedKeys));
 
     const decision = decideOutcome(snapshot, current, changed, customerId, grantedKeys);
-    const outcome: RailDecision = { duplicate: false, ...decision, customerId, fromState, toState: snapshot.state, projection };
+    const outcome: RailDecision = { duplicate: false, ...decision, customerId, fromState, toState: snapshot.state, projection, webhookEventIds };
     record(tx, input, outcome, claimSnaps, { productIds: snapshot.productIds, entitlementKeys: grantedKeys });
     return outcome;
   });
+}
+
+/** A refund or a revocation takes access back on purpose (the change's webhook says which). */
+function takenBack(state: SubscriptionSnapshot['state']): Pick<EntitlementCause, 'takenBack'> {
+  if (state === 'refunded') return { takenBack: 'refunded' };
+  if (state === 'revoked') return { takenBack: 'revoked' };
+  return {};
 }
 
 function isStale(input: RailDecisionInput, current: SubscriptionRecord | null): boolean {
@@ -209,6 +227,7 @@ async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: Document
     fromState: entry.fromState,
     toState: entry.toState,
     projection: storedProjection(projectionSnap),
+    webhookEventIds: [],
   };
 }
 

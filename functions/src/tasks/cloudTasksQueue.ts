@@ -5,6 +5,8 @@ import type { EnqueueOptions, EnqueueResult, QueueName, TaskQueue } from './queu
 export const QUEUE_FUNCTIONS: Record<QueueName, string> = {
   erasure: 'erasureTask',
   identityResolution: 'identityResolutionTask',
+  webhookFanout: 'webhookFanoutTask',
+  webhookDelivery: 'webhookDeliveryTask',
 };
 
 /** Production adapter: Cloud Tasks queues behind `onTaskDispatched` functions. */

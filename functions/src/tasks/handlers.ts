@@ -1,6 +1,8 @@
 import type { RootDeps } from '../app/deps';
 import { resolveEventIdentities } from '../events/resolution';
 import { erasureTaskHandler } from '../identity/erasure';
+import { deliverWebhookTask } from '../webhooks/deliver';
+import { webhookFanoutHandler } from '../webhooks/fanout';
 import type { QueueName } from './queue';
 
 /** A task handler: throw to have the task retried, return when it is done (or to drop it). */
@@ -13,6 +15,8 @@ export type TaskHandler = (payload: Record<string, unknown>, deps: RootDeps) => 
 export const TASK_HANDLERS: Partial<Record<QueueName, TaskHandler>> = {
   identityResolution: resolveEventIdentities,
   erasure: erasureTaskHandler,
+  webhookFanout: webhookFanoutHandler,
+  webhookDelivery: deliverWebhookTask,
 };
 
 export async function runTask(queue: QueueName, payload: Record<string, unknown>, deps: RootDeps): Promise<void> {

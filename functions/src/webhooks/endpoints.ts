@@ -53,6 +53,8 @@ export interface EndpointView {
   allEventTypes: boolean;
   enabled: boolean;
   disabled: WebhookEndpointRecord['disabled'];
+  /** Since when every delivery attempt has failed (null: the last one succeeded). */
+  failingSince: number | null;
   createdAt: number;
   updatedAt: number;
   secretGeneration: number;
@@ -72,6 +74,7 @@ export function toEndpointView(record: WebhookEndpointRecord, now: number): Endp
     allEventTypes: record.eventTypes.length === 0,
     enabled: record.disabled === null,
     disabled: record.disabled,
+    failingSince: record.failingSince ?? null,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     secretGeneration: record.secret.generation,
@@ -103,7 +106,10 @@ async function withNewSecret<T>(secrets: SecretWriter, ref: string, value: strin
 
 type EndpointAction = 'created' | 'disabled' | 'enabled' | 'secret_rotated';
 
-function auditEndpointChange(tx: Transaction, scope: EnvScope, deps: EndpointDeps, action: EndpointAction, record: WebhookEndpointRecord, from: string | null, reason: string, details: Record<string, unknown> = {}): string {
+/** Who disables an endpoint other than an operator: the delivery, on a 410 or after 3 days of failures. */
+export const DELIVERY_SURFACE = 'delivery';
+
+function auditEndpointChange(tx: Transaction, scope: EnvScope, deps: Pick<EndpointDeps, 'now' | 'surface'>, action: EndpointAction, record: WebhookEndpointRecord, from: string | null, reason: string, details: Record<string, unknown> = {}): string {
   const eventId = newServerEventId('webhook');
   appendAudit(tx, scope, {
     eventId,
@@ -193,12 +199,25 @@ export async function disableEndpoint(scope: EnvScope, endpointId: string, note:
   });
 }
 
+/**
+ * Disables an endpoint on the delivery's word, inside the delivery's transaction (which has read
+ * `current` in it): `gone` after a 410, `failing` after 3 days of failed attempts. Audited like
+ * an operator's disable; returns the audit entry's id.
+ */
+export function disableEndpointForDelivery(tx: Transaction, scope: EnvScope, current: WebhookEndpointRecord, reason: 'gone' | 'failing', note: string, now: number): string {
+  const record: WebhookEndpointRecord = { ...current, disabled: { reason, note, at: now }, updatedAt: now };
+  tx.update(endpointRef(scope, current.endpointId), { disabled: record.disabled, updatedAt: now });
+  const why = reason === 'gone' ? 'its receiver answered 410 Gone' : 'every delivery attempt failed for 3 days';
+  return auditEndpointChange(tx, scope, { now, surface: DELIVERY_SURFACE }, 'disabled', record, 'enabled', `Webhook endpoint ${current.endpointId} disabled: ${why}.`, { disabledReason: reason, note, failingSince: current.failingSince ?? null });
+}
+
 export async function enableEndpoint(scope: EnvScope, endpointId: string, deps: EndpointDeps): Promise<{ endpoint: EndpointView; auditEventId: string }> {
   return scope.runTransaction(async (tx) => {
     const current = await readEndpoint(tx, scope, endpointId);
     if (!current.disabled) throw new DomainError('conflict', `Webhook endpoint ${endpointId} is already enabled.`);
-    const record: WebhookEndpointRecord = { ...current, disabled: null, updatedAt: deps.now };
-    tx.update(endpointRef(scope, endpointId), { disabled: null, updatedAt: deps.now });
+    // A fresh start: failures before the endpoint was disabled do not count towards disabling it again.
+    const record: WebhookEndpointRecord = { ...current, disabled: null, failingSince: null, updatedAt: deps.now };
+    tx.update(endpointRef(scope, endpointId), { disabled: null, failingSince: null, updatedAt: deps.now });
     const auditEventId = auditEndpointChange(tx, scope, deps, 'enabled', record, 'disabled', `Operator enabled webhook endpoint ${endpointId}.`, { previousReason: current.disabled.reason });
     return { endpoint: toEndpointView(record, deps.now), auditEventId };
   });

@@ -40,6 +40,8 @@ export interface WebhookEventRecord {
   endpointId: string | null;
   /** Removed by the TTL policy with its delivery records (30 days). */
   expiresAt: Timestamp;
+  /** Entitlement events only: the entitlement change record the event was built from (its id derives from it). */
+  changeId?: string;
 }
 
 /** The Cloud Tasks queue (task-queue function) and in-process queue name of deliveries. */

@@ -2,6 +2,8 @@ import type { Firestore } from 'firebase-admin/firestore';
 import { DomainError } from '../errors/domain';
 import { isEnv } from '../store/env';
 import { EnvScope } from '../store/scope';
+import { isWebhookEventId } from './deliveryModel';
+import { WEBHOOK_EVENTS } from './eventModel';
 import { isEndpointId, WEBHOOK_ENDPOINTS } from './model';
 
 /**
@@ -19,5 +21,22 @@ export async function locateEndpoint(db: Firestore, endpointId: string): Promise
   if (typeof projectId !== 'string' || !isEnv(env) || found.size > 1) throw new Error(`webhook endpoint ${endpointId} is not where its record says`);
   const scope = new EnvScope(db, projectId, env);
   if (doc.ref.path !== scope.doc(WEBHOOK_ENDPOINTS, endpointId).path) throw new Error(`webhook endpoint ${endpointId} is not where its record says`);
+  return scope;
+}
+
+/**
+ * An event id alone finds its partition (`webhooks replay --event` without `--endpoint`): a
+ * collection-group query on the outbox record's own `eventId` (index in firestore.indexes.json),
+ * checked against the path it was found at.
+ */
+export async function locateEvent(db: Firestore, eventId: string): Promise<EnvScope> {
+  if (!isWebhookEventId(eventId)) throw new DomainError('invalid_argument', `'${eventId.slice(0, 80)}' is not a webhook event id (evt_…).`);
+  const found = await db.collectionGroup(WEBHOOK_EVENTS).where('eventId', '==', eventId).limit(2).get();
+  if (found.empty) throw new DomainError('not_found', `No webhook event ${eventId}.`);
+  const doc = found.docs[0];
+  const { projectId, env } = doc.data() as { projectId: unknown; env: unknown };
+  if (typeof projectId !== 'string' || !isEnv(env) || found.size > 1) throw new Error(`webhook event ${eventId} is not where its record says`);
+  const scope = new EnvScope(db, projectId, env);
+  if (doc.ref.path !== scope.doc(WEBHOOK_EVENTS, eventId).path) throw new Error(`webhook event ${eventId} is not where its record says`);
   return scope;
 }

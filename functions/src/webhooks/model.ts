@@ -11,8 +11,17 @@ export interface WebhookEndpointRecord {
   url: string;
   /** Subscribed types; empty means every type. */
   eventTypes: WebhookEventType[];
-  /** null while enabled. */
-  disabled: { reason: 'operator'; note: string | null; at: number } | null;
+  /**
+   * null while enabled. `operator`: by `webhooks disable`; `gone`: the receiver answered 410;
+   * `failing`: every delivery attempt failed for 3 days (webhooks/deliver.ts).
+   */
+  disabled: { reason: EndpointDisabledReason; note: string | null; at: number } | null;
+  /**
+   * When the current run of failed delivery attempts began (null or absent: the last attempt
+   * succeeded, or none failed since the endpoint was created or enabled). Written only when it
+   * changes, so deliveries do not all write the endpoint.
+   */
+  failingSince?: number | null;
   createdAt: number;
   updatedAt: number;
   /** Signs every delivery. `generation` counts rotations (1 at creation). */
@@ -20,6 +29,8 @@ export interface WebhookEndpointRecord {
   /** The secret before the last rotation: it still signs until `expiresAt`. */
   previousSecret: { ref: string; generation: number; expiresAt: number } | null;
 }
+
+export type EndpointDisabledReason = 'operator' | 'gone' | 'failing';
 
 export const WEBHOOK_ENDPOINTS = 'webhookEndpoints';
 /** `webhookMeta/endpointCount`: written by every creation so that concurrent ones conflict (the limit). */

@@ -11,6 +11,7 @@ import type { SubscriptionRecord } from '../../../functions/src/rails/model';
 import { LocalSecretStore } from '../../../functions/src/secrets/store';
 import type { Env } from '../../../functions/src/store/env';
 import { EnvScope } from '../../../functions/src/store/scope';
+import type { InProcessTaskQueue } from '../../../functions/src/tasks/inProcessQueue';
 import { createTestService, seedProject, type SeededProject, type TestService } from '../../support/harness';
 import { AppleChain } from './appleChain';
 import { APP_APPLE_ID, APPLE_BUNDLE_ID } from './applePayloads';
@@ -46,7 +47,7 @@ export interface RailsWorld {
  * settings (TESSERA_APPLE_ONLINE_CHECKS, TESSERA_STRIPE_API_URL, TESSERA_PLAY_API_URL,
  * TESSERA_GOOGLE_PUSH_JWKS_URL) instead of injected overrides.
  */
-export async function createRailsWorld(options: { edges?: 'overrides' | 'settings' } = {}): Promise<RailsWorld> {
+export async function createRailsWorld(options: { edges?: 'overrides' | 'settings'; tasks?: InProcessTaskQueue } = {}): Promise<RailsWorld> {
   const apple = new AppleChain();
   const stripe = await new StripeFake().start();
   const google = await new GoogleFake().start();
@@ -70,6 +71,7 @@ export async function createRailsWorld(options: { edges?: 'overrides' | 'setting
     },
   });
   const service = createTestService({
+    tasks: options.tasks,
     secrets,
     rails: options.edges === 'settings' ? undefined : {
       appleOnlineChecks: false,

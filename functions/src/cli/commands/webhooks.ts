@@ -3,7 +3,10 @@ import { createOperatorSecretWriter } from '../../secrets/writer';
 import { ENVS } from '../../store/env';
 import { EnvScope } from '../../store/scope';
 import { createEndpoint, DEFAULT_SECRET_GRACE_MS, disableEndpoint, enableEndpoint, listEndpoints, rotateEndpointSecret, type EndpointDeps } from '../../webhooks/endpoints';
-import { locateEndpoint } from '../../webhooks/locate';
+import { locateEndpoint, locateEvent } from '../../webhooks/locate';
+import { listDeliveries, readDelivery, replayEvent, sendTestEvent } from '../../webhooks/operator';
+import { operatorTasks } from '../operatorTasks';
+import { OperatorError } from '../operatorError';
 import { optionalString, requireOneOf, requireString, stringList, type Command, type CommandContext } from '../command';
 import { parseDuration } from '../duration';
 
@@ -63,4 +66,51 @@ export const webhookCommands: Command[] = [
       return { endpointId, secret: result.secret, previousSecretExpiresAt: result.previousSecretExpiresAt, endpoint: result.endpoint, auditEventId: result.auditEventId };
     },
   },
+  {
+    name: 'webhooks deliveries',
+    summary: '--endpoint ID [--event evt_…] [--limit N]   (newest first: state, every attempt with status, latency and the first 1 KB of the answer, next retry)',
+    options: { endpoint: { type: 'string' }, event: { type: 'string' }, limit: { type: 'string' } },
+    async run(values, ctx) {
+      const endpointId = requireString(values, 'endpoint');
+      const limit = Number(optionalString(values, 'limit') ?? 50);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new OperatorError('invalid_argument', '--limit must be a whole number from 1 to 500.');
+      const scope = await locateEndpoint(ctx.db, endpointId);
+      return { endpointId, deliveries: await listDeliveries(scope, endpointId, optionalString(values, 'event') ?? null, limit) };
+    },
+  },
+  {
+    name: 'webhooks replay',
+    summary: '--event evt_… [--endpoint ID]   (a new delivery of the event: to that endpoint, or to every enabled endpoint that receives its type)',
+    options: { event: { type: 'string' }, endpoint: { type: 'string' } },
+    async run(values, ctx) {
+      const eventId = requireString(values, 'event');
+      const endpointId = optionalString(values, 'endpoint') ?? null;
+      const scope = endpointId ? await locateEndpoint(ctx.db, endpointId) : await locateEvent(ctx.db, eventId);
+      const queue = await operatorTasks(ctx.db, ctx.clock, ctx.tasks);
+      const result = await replayEvent(scope, eventId, endpointId, { tasks: queue.tasks, now: ctx.clock.now() });
+      if (!(await queue.settle())) return result;
+      const deliveries = await Promise.all(result.deliveries.map(async (d) => ({ ...d, delivery: await readDelivery(scope, d.deliveryId) })));
+      return { ...result, deliveries, ...localNote(deliveries.map((d) => d.delivery)) };
+    },
+  },
+  {
+    name: 'webhooks test',
+    summary: '--endpoint ID   (sends a webhook.test event to the endpoint, whatever its event types)',
+    options: { endpoint: { type: 'string' } },
+    async run(values, ctx) {
+      const endpointId = requireString(values, 'endpoint');
+      const scope = await locateEndpoint(ctx.db, endpointId);
+      const queue = await operatorTasks(ctx.db, ctx.clock, ctx.tasks);
+      const result = await sendTestEvent(scope, endpointId, { tasks: queue.tasks, now: ctx.clock.now() });
+      if (!(await queue.settle())) return result;
+      const delivery = await readDelivery(scope, result.deliveryId);
+      return { ...result, delivery, ...localNote([delivery]) };
+    },
+  },
 ];
+
+/** When the CLI made the first attempt itself (local store) and it failed: nothing runs the retry it scheduled. */
+function localNote(deliveries: ({ state: string } | null)[]): { note?: string } {
+  if (!deliveries.some((d) => d?.state === 'pending')) return {};
+  return { note: 'Local store: this command made the first attempt itself; the retry it scheduled (nextRetryAt) is not run once it exits. Send again with webhooks replay.' };
+}

@@ -84,6 +84,7 @@ async function decide(ctx: RequestContext, target: WebhookTarget, env: Env, veri
   const customerId = usable ? await appleOwner(scope, transaction, undefined, deps.clock.now()) : null;
   const outcome = await decideRailEvent({
     scope,
+    tasks: deps.tasks,
     rail: 'apple',
     eventId,
     eventType,

@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
-import {
-  Environment,
+import type {
+  JWSRenewalInfoDecodedPayload,
+  JWSTransactionDecodedPayload,
+  ResponseBodyV2DecodedPayload,
   SignedDataVerifier,
-  VerificationException,
-  VerificationStatus,
-  type JWSRenewalInfoDecodedPayload,
-  type JWSTransactionDecodedPayload,
-  type ResponseBodyV2DecodedPayload,
 } from '@apple/app-store-server-library';
 import type { AppleRailConfig } from '../config';
 
@@ -30,6 +27,11 @@ export class AppleVerificationFailed extends Error {
   }
 }
 
+type AppleLibrary = typeof import('@apple/app-store-server-library');
+let library: Promise<AppleLibrary> | undefined;
+/** Apple's library (~100 ms to load) is loaded by the first App Store request, not at cold start. */
+const appleLibrary = (): Promise<AppleLibrary> => (library ??= import('@apple/app-store-server-library'));
+
 export class AppleVerifiers {
   private readonly cache = new Map<string, SignedDataVerifier>();
 
@@ -37,7 +39,7 @@ export class AppleVerifiers {
   constructor(private readonly onlineChecks: boolean) {}
 
   /** The verifier for one environment, or null when the configuration cannot verify it. */
-  forEnvironment(config: AppleRailConfig, environment: AppleEnvironment): SignedDataVerifier | null {
+  async forEnvironment(config: AppleRailConfig, environment: AppleEnvironment): Promise<SignedDataVerifier | null> {
     const roots = config.rootCertificates ?? [];
     if (roots.length === 0) return null;
     // Apple's verifier requires the app's Apple id for production data.
@@ -48,6 +50,7 @@ export class AppleVerifiers {
       .digest('hex');
     let verifier = this.cache.get(cacheKey);
     if (!verifier) {
+      const { Environment, SignedDataVerifier } = await appleLibrary();
       const env = environment === 'Production' ? Environment.PRODUCTION : Environment.SANDBOX;
       verifier = new SignedDataVerifier(roots.map((cert) => Buffer.from(cert, 'base64')), this.onlineChecks, env, config.bundleId, appAppleId);
       if (this.cache.size >= 64) this.cache.clear();
@@ -63,7 +66,7 @@ export class AppleVerifiers {
   async verifyTransaction(config: AppleRailConfig, signedTransaction: string): Promise<{ transaction: JWSTransactionDecodedPayload; environment: AppleEnvironment }> {
     const failures: string[] = [];
     for (const environment of ['Production', 'Sandbox'] as const) {
-      const verifier = this.forEnvironment(config, environment);
+      const verifier = await this.forEnvironment(config, environment);
       if (!verifier) {
         failures.push(`${environment}: not configured`);
         continue;
@@ -72,7 +75,7 @@ export class AppleVerifiers {
         const transaction = await verifier.verifyAndDecodeTransaction(signedTransaction);
         return { transaction, environment };
       } catch (err) {
-        const failure = describeFailure(err);
+        const failure = await describeFailure(err);
         if (failure.retryable) throw failure;
         failures.push(`${environment}: ${failure.reason}`);
       }
@@ -82,33 +85,33 @@ export class AppleVerifiers {
 
   /** Renewal info in the environment the transaction verified in. */
   async verifyRenewalInfo(config: AppleRailConfig, environment: AppleEnvironment, signedRenewalInfo: string): Promise<JWSRenewalInfoDecodedPayload> {
-    const verifier = this.forEnvironment(config, environment);
+    const verifier = await this.forEnvironment(config, environment);
     if (!verifier) throw new AppleVerificationFailed(`${environment}: not configured`);
     try {
       return await verifier.verifyAndDecodeRenewalInfo(signedRenewalInfo);
     } catch (err) {
-      throw describeFailure(err);
+      throw await describeFailure(err);
     }
   }
 
   /** A server notification's `signedPayload`, in the environment it claims (checked by the verifier). */
   async verifyNotification(config: AppleRailConfig, environment: AppleEnvironment, signedPayload: string): Promise<ResponseBodyV2DecodedPayload> {
-    const verifier = this.forEnvironment(config, environment);
+    const verifier = await this.forEnvironment(config, environment);
     if (!verifier) throw new AppleVerificationFailed(`${environment}: not configured`);
     try {
       return await verifier.verifyAndDecodeNotification(signedPayload);
     } catch (err) {
-      throw describeFailure(err);
+      throw await describeFailure(err);
     }
   }
 
   async verifyTransactionIn(config: AppleRailConfig, environment: AppleEnvironment, signedTransaction: string): Promise<JWSTransactionDecodedPayload> {
-    const verifier = this.forEnvironment(config, environment);
+    const verifier = await this.forEnvironment(config, environment);
     if (!verifier) throw new AppleVerificationFailed(`${environment}: not configured`);
     try {
       return await verifier.verifyAndDecodeTransaction(signedTransaction);
     } catch (err) {
-      throw describeFailure(err);
+      throw await describeFailure(err);
     }
   }
 }
@@ -125,7 +128,8 @@ export function appleVerifiers(onlineChecks: boolean): AppleVerifiers {
   return verifiers;
 }
 
-function describeFailure(err: unknown): AppleVerificationFailed {
+async function describeFailure(err: unknown): Promise<AppleVerificationFailed> {
+  const { VerificationException, VerificationStatus } = await appleLibrary();
   if (err instanceof VerificationException) {
     const status = VerificationStatus[err.status] ?? String(err.status);
     return new AppleVerificationFailed(status.toLowerCase(), err.status === VerificationStatus.RETRYABLE_VERIFICATION_FAILURE);

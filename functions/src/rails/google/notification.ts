@@ -15,6 +15,7 @@ import { readPush, SUBSCRIPTION_NOTIFICATION_TYPES, type DeveloperNotification }
 import { PushTokenRejected, verifyPushToken } from './pushToken';
 import { googleRevenue } from './revenue';
 import { playSnapshot } from './state';
+import type { TaskQueue } from '../../tasks/queue';
 
 /**
  * `POST /v1/webhooks/google/{projectId}`: Play real-time developer notifications pushed by
@@ -40,6 +41,7 @@ export async function handleGoogleNotification(ctx: RequestContext): Promise<Rep
   }
   const { messageId, notification } = read.push;
   const base = {
+    tasks: deps.tasks,
     rail: 'google' as const,
     eventId: messageId,
     eventAt: Number(notification.eventTimeMillis) || receivedAt,
@@ -96,7 +98,7 @@ async function authenticatedConfig(ctx: RequestContext, target: WebhookTarget, c
 
 export const purchaseTokenHash = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
-type GoogleBase = { rail: 'google'; eventId: string; eventAt: number; receivedAt: number };
+type GoogleBase = { tasks: TaskQueue; rail: 'google'; eventId: string; eventAt: number; receivedAt: number };
 type TakenBack = NonNullable<NonNullable<SubscriptionRecord['google']>['takenBack']>;
 
 async function reconcile(

@@ -1,4 +1,5 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
+import { stripeLibrary } from './library';
 import type { Deps } from '../../app/deps';
 import { invalidParam } from '../../http/errors';
 import type { Reply, RequestContext } from '../../http/route';
@@ -91,11 +92,12 @@ async function verifyStripeBody(ctx: RequestContext, target: WebhookTarget, rece
   const configured = claimed.filter((env) => target.configs[env].stripe);
   if (configured.length === 0) throw invalidParam(`Stripe is not configured for this project's ${toWireEnv(claimed[0])} environment.`);
   const failures: string[] = [];
+  const { webhooks } = await stripeLibrary();
   for (const env of configured) {
     const config = target.configs[env].stripe!;
     const signingSecret = await ctx.deps.secrets.read(config.webhookSecretRef);
     try {
-      const payload: unknown = Stripe.webhooks.constructEvent(ctx.rawBody, ctx.header('stripe-signature') ?? '', signingSecret, undefined, undefined, receivedAt);
+      const payload: unknown = webhooks.constructEvent(ctx.rawBody, ctx.header('stripe-signature') ?? '', signingSecret, undefined, undefined, receivedAt);
       return { env, config, payload };
     } catch (err) {
       failures.push(`${env}: ${err instanceof Error ? err.message.slice(0, 200) : 'unknown'}`);
@@ -108,6 +110,7 @@ async function decideStripeEvent(deps: Deps, scope: EnvScope, config: StripeRail
   const object = event.data.object as unknown as StripeObject;
   const base = {
     scope,
+    tasks: deps.tasks,
     rail: 'stripe' as const,
     eventId: event.id,
     eventType: railEventType('stripe', event.type),

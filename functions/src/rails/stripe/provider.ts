@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
+import { stripeLibrary } from './library';
 import type { Deps } from '../../app/deps';
 import type { StripeRailConfig } from '../config';
 import type { StripeObject } from './objects';
@@ -11,12 +12,13 @@ import type { StripeObject } from './objects';
  */
 const clients = new Map<string, Stripe>();
 
-function clientFor(deps: Deps, secretKey: string): Stripe {
+async function clientFor(deps: Deps, secretKey: string): Promise<Stripe> {
   const api = deps.rails.stripe.api;
   const cacheKey = createHash('sha256').update(JSON.stringify([secretKey, api])).digest('hex');
   let client = clients.get(cacheKey);
   if (!client) {
-    client = new Stripe(secretKey, { ...api, maxNetworkRetries: 1, timeout: 10_000 });
+    const StripeClient = await stripeLibrary();
+    client = new StripeClient(secretKey, { ...api, maxNetworkRetries: 1, timeout: 10_000 });
     if (clients.size >= 32) clients.clear();
     clients.set(cacheKey, client);
   }
@@ -27,7 +29,7 @@ function clientFor(deps: Deps, secretKey: string): Stripe {
 export async function readStripeSubscription(deps: Deps, config: StripeRailConfig, subscriptionId: string): Promise<StripeObject | null> {
   const secretKey = await deps.secrets.read(config.secretKeyRef);
   try {
-    const subscription = await clientFor(deps, secretKey).subscriptions.retrieve(subscriptionId);
+    const subscription = await (await clientFor(deps, secretKey)).subscriptions.retrieve(subscriptionId);
     return subscription as unknown as StripeObject;
   } catch (err) {
     if ((err as { code?: unknown }).code === 'resource_missing') return null;

@@ -1,0 +1,50 @@
+import { appendAudit, newServerEventId } from '../audit/append';
+import type { EnvScope } from '../store/scope';
+import { inCustomerTurn } from '../store/writeQueue';
+import type { EntitlementCause } from './changeModel';
+import type { ProjectionDoc } from './model';
+import { getAllInTx, projectionRef } from './projection';
+import { dueExpiries, recordExpiries } from './writer';
+
+/**
+ * `entitlement.expired`: a key whose `validUntil` passed without a renewal. Time passing writes
+ * nothing by itself, so the expiry worker (entitlements/expirySweep.ts) records each end once
+ * it is due: in one transaction per customer, an audit entry per key and, through the one
+ * writer, the change record (next in the customer's sequence) and its webhook event. A renewal
+ * that committed first moved the end (nothing is due any more), and one that commits after
+ * conflicts on the projection and is recorded after the expiry (as a new grant).
+ */
+export const EXPIRY_EVENT_TYPE = 'entitlement.expired';
+
+/** Records the customer's due ends at `now`; returns the webhook event ids written (none when nothing was due). */
+export async function recordDueExpiries(scope: EnvScope, customerId: string, now: number): Promise<string[]> {
+  return inCustomerTurn(scope, [customerId], () =>
+    scope.runTransaction(async (tx) => {
+      const [projection] = await getAllInTx(tx, scope, [projectionRef(scope, customerId)]);
+      const due = dueExpiries(projection.exists ? (projection.data() as ProjectionDoc) : null, now);
+      if (due.length === 0) return [];
+      const keys = new Map<string, EntitlementCause>();
+      for (const entitlement of due) {
+        const auditEventId = newServerEventId('expiry');
+        appendAudit(tx, scope, {
+          eventId: auditEventId,
+          rail: entitlement.source.rail,
+          eventType: EXPIRY_EVENT_TYPE,
+          customerId,
+          subscriptionId: entitlement.source.subscriptionId,
+          decision: 'applied',
+          reason: 'valid_until_passed',
+          fromState: 'active',
+          toState: 'expired',
+          signatureVerified: false,
+          reconciledWithProvider: false,
+          rawEventReceivedAt: entitlement.validUntil!,
+          processedAt: now,
+          details: { surface: 'expiry_worker', entitlementKey: entitlement.key, validUntil: entitlement.validUntil },
+        });
+        keys.set(entitlement.key, { kind: 'expiry', rail: entitlement.source.rail, auditEventId, eventType: EXPIRY_EVENT_TYPE });
+      }
+      return recordExpiries(tx, scope, { customerId, projection, keys, now }).webhookEventIds;
+    }),
+  );
+}

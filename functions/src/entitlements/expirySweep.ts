@@ -1,0 +1,61 @@
+import type { RootDeps } from '../app/deps';
+import { MINUTE } from '../clock';
+import { isEnv } from '../store/env';
+import { EnvScope } from '../store/scope';
+import { dispatchWebhookEvents } from '../webhooks/dispatch';
+import { outboxLogs } from '../webhooks/outboxLogs';
+import { recordDueExpiries } from './expiry';
+import { PROJECTIONS } from './model';
+
+/**
+ * Finds the customers with an end due and records it (expiry.ts), then enqueues the events'
+ * fan-out. One bounded, indexed query across partitions: projections whose `nextExpiryAt`
+ * (kept by the one writer) is at least `EXPIRY_GRACE_MS` past, oldest first
+ * (collection-group index on `projections.nextExpiryAt`). The request paths read nothing more.
+ *
+ * The grace lets a renewal that arrives just after the old end count as a renewal; with the
+ * worker every minute, an expiry is recorded 1–2 minutes after its `validUntil` and delivered
+ * well within the 5 minutes issue 13 allows.
+ */
+export const EXPIRY_GRACE_MS = MINUTE;
+const SWEEP_LIMIT = 500;
+const PARALLEL = 4;
+
+export interface ExpirySweepReport {
+  due: number;
+  recorded: number;
+  failed: number;
+}
+
+export async function sweepDueExpiries(deps: RootDeps): Promise<ExpirySweepReport> {
+  const now = deps.clock.now();
+  const due = await deps.db
+    .collectionGroup(PROJECTIONS)
+    .where('nextExpiryAt', '<=', now - EXPIRY_GRACE_MS)
+    .orderBy('nextExpiryAt')
+    .limit(SWEEP_LIMIT)
+    .select()
+    .get();
+  const report: ExpirySweepReport = { due: due.size, recorded: 0, failed: 0 };
+  const customers = due.docs.flatMap((doc) => {
+    const [root, projectId, envs, env, collection, customerId] = doc.ref.path.split('/');
+    return root === 'projects' && envs === 'envs' && isEnv(env) && collection === PROJECTIONS ? [{ projectId, env, customerId }] : [];
+  });
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < customers.length) {
+      const { projectId, env, customerId } = customers[next++];
+      const scope = new EnvScope(deps.db, projectId, env);
+      try {
+        const eventIds = await recordDueExpiries(scope, customerId, now);
+        report.recorded += eventIds.length;
+        await dispatchWebhookEvents(deps.tasks, scope, eventIds);
+      } catch (err) {
+        report.failed += 1;
+        outboxLogs.expiryFailed(projectId, env, customerId, err instanceof Error ? err.message : String(err));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  return report;
+}

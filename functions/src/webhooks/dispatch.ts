@@ -1,0 +1,40 @@
+import type { Env } from '../store/env';
+import type { TaskQueue } from '../tasks/queue';
+import { outboxLogs } from './outboxLogs';
+
+/**
+ * After the commit of a transaction that recorded webhook events: one `webhookFanout` task per
+ * event (task id = event id), so the request never waits on listing endpoints. A failure to
+ * enqueue is logged, not thrown: the change is committed and its event is in the outbox, where
+ * the relay (relay.ts) finds it while `fannedOutAt` is still null.
+ */
+export const WEBHOOK_FANOUT_QUEUE = 'webhookFanout';
+
+export interface FanoutTaskPayload {
+  projectId: string;
+  env: Env;
+  eventId: string;
+}
+
+export async function dispatchWebhookEvents(tasks: TaskQueue, partition: { projectId: string; env: Env }, eventIds: readonly string[]): Promise<void> {
+  await Promise.all(
+    eventIds.map(async (eventId) => {
+      const payload: FanoutTaskPayload = { projectId: partition.projectId, env: partition.env, eventId };
+      try {
+        await tasks.enqueue(WEBHOOK_FANOUT_QUEUE, { ...payload }, { id: eventId });
+      } catch (err) {
+        outboxLogs.fanoutEnqueueFailed(partition.projectId, partition.env, eventId, err instanceof Error ? err.message : String(err));
+      }
+    }),
+  );
+}
+
+export function isFanoutPayload(value: Record<string, unknown>): value is Record<string, unknown> & FanoutTaskPayload {
+  return (
+    typeof value.projectId === 'string' &&
+    /^[A-Za-z0-9_-]{1,128}$/.test(value.projectId) &&
+    (value.env === 'test' || value.env === 'live') &&
+    typeof value.eventId === 'string' &&
+    /^evt_[A-Za-z0-9_-]{1,100}$/.test(value.eventId)
+  );
+}

@@ -1,0 +1,46 @@
+import { Timestamp, type Transaction } from 'firebase-admin/firestore';
+import { DAY } from '../clock';
+import { toWireEnv, type Env } from '../store/env';
+import type { EnvScope } from '../store/scope';
+import { WEBHOOK_EVENTS, WEBHOOK_RECORD_RETENTION_DAYS, type OutboundEventType, type WebhookEventRecord } from './eventModel';
+
+/**
+ * The outbox: an event is written in the transaction that made its change (`appendWebhookEvent`),
+ * so it exists exactly when the change does. Delivery tasks are enqueued after the commit, by
+ * the fan-out task (fanout.ts) or, when that was lost, by the relay (relay.ts).
+ */
+
+export const webhookEventRef = (scope: EnvScope, eventId: string) => scope.doc(WEBHOOK_EVENTS, eventId);
+
+/** An outbox record for every endpoint of the partition (`endpointId` null), not fanned out yet. */
+export function outboxRecord(
+  partition: { projectId: string; env: Env },
+  eventId: string,
+  type: OutboundEventType,
+  created: number,
+  data: Record<string, unknown>,
+  extra: Pick<WebhookEventRecord, 'changeId'> = {},
+): WebhookEventRecord {
+  return {
+    eventId,
+    projectId: partition.projectId,
+    env: partition.env,
+    type,
+    payload: { id: eventId, object: 'event', type, created, env: toWireEnv(partition.env), projectId: partition.projectId, apiVersion: 'v1', data },
+    createdAt: created,
+    fannedOutAt: null,
+    endpointId: null,
+    expiresAt: Timestamp.fromMillis(created + WEBHOOK_RECORD_RETENTION_DAYS * DAY),
+    ...extra,
+  };
+}
+
+/**
+ * Writes the event in the caller's transaction. `create()`: the id is derived from the change
+ * (eventIds.ts), so an existing record means this change was recorded already, and the whole
+ * transaction fails rather than reset that event's fan-out state.
+ */
+export function appendWebhookEvent(tx: Transaction, scope: EnvScope, record: WebhookEventRecord): void {
+  if (record.projectId !== scope.projectId || record.env !== scope.env) throw new Error(`webhook event ${record.eventId} is not of the scope's partition`);
+  tx.create(webhookEventRef(scope, record.eventId), record);
+}

@@ -1,0 +1,23 @@
+import * as logger from 'firebase-functions/logger';
+
+/** Log lines of the outbox: recording, fan-out, relay and expiry worker. Ids only, never payloads. */
+export const outboxLogs = {
+  fanoutEnqueueFailed(projectId: string, env: string, eventId: string, detail: string): void {
+    logger.warn('webhook fan-out not enqueued; the relay dispatches it', { projectId, env, eventId, detail });
+  },
+  fannedOut(projectId: string, env: string, eventId: string, type: string, endpoints: number): void {
+    logger.info('webhook event fanned out', { projectId, env, eventId, type, endpoints });
+  },
+  relayFailed(projectId: string, env: string, eventId: string, detail: string): void {
+    logger.error('webhook relay: fan-out failed; retried on the next run', { projectId, env, eventId, detail });
+  },
+  expiryFailed(projectId: string, env: string, customerId: string, detail: string): void {
+    logger.error('webhook worker: expiry not recorded; retried on the next run', { projectId, env, customerId, detail });
+  },
+  workerRunCompleted(report: Record<string, unknown>): void {
+    logger.info('webhook worker run completed', report);
+  },
+  workerRunFailed(detail: string): void {
+    logger.error('webhook worker run failed', { detail });
+  },
+};

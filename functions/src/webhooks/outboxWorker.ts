@@ -1,0 +1,44 @@
+import type { RootDeps } from '../app/deps';
+import { sweepDueExpiries, type ExpirySweepReport } from '../entitlements/expirySweep';
+import { outboxLogs } from './outboxLogs';
+import { relayUnfannedEvents, type RelayReport } from './relay';
+import { WEBHOOK_WORKER_INTERVAL_MS } from './outboxSchedule';
+
+/**
+ * The webhook worker, every minute (`webhookWorker` in index.ts; in-process under `npm start`):
+ * records the entitlement ends that passed (`entitlement.expired`), then relays outbox events
+ * whose fan-out was lost. Both are idempotent: runs may overlap each other and the tasks.
+ */
+export interface WebhookWorkerReport {
+  expiries: ExpirySweepReport;
+  relay: RelayReport;
+}
+
+export async function runWebhookWorker(deps: RootDeps): Promise<WebhookWorkerReport> {
+  const report = { expiries: await sweepDueExpiries(deps), relay: await relayUnfannedEvents(deps) };
+  // Every minute: only a run that found something is worth a log line.
+  if (report.expiries.due + report.relay.waiting > 0) outboxLogs.workerRunCompleted({ ...report });
+  return report;
+}
+
+/** Runs the worker every interval in this process (local only), never two runs at once. */
+export function startLocalWebhookWorker(deps: RootDeps, intervalMs = WEBHOOK_WORKER_INTERVAL_MS): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    running = runWebhookWorker(deps)
+      .catch((err) => outboxLogs.workerRunFailed(err instanceof Error ? err.message : String(err)))
+      .finally(() => {
+        busy = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

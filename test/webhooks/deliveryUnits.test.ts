@@ -1,0 +1,126 @@
+/**
+ * Guarantees of the delivery's pure parts: the signature header is the documented scheme (one
+ * `v1` per secret, in the order given, over "<t>.<exact body>"); the retry delay grows
+ * exponentially from 30 s to a 4 h ceiling with jitter between half and all of it; the queue
+ * retry policies keep the erasure and identity queues' backoff and give deliveries 3 days; a
+ * malformed task payload is recognised; the deployed task function carries the 3-day retry
+ * configuration; the README's verification snippet accepts what the service signs, with the
+ * old or the new secret during a rotation, and refuses anything else.
+ */
+import * as crypto from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
+import { policyBackoffSeconds, RETRY_POLICIES, RETRY_POLICY, type QueueName } from '../../functions/src/tasks/queue';
+import { parseDeliveryTask } from '../../functions/src/webhooks/deliveryModel';
+import { MAX_RETRY_SECONDS, retryDelaySeconds } from '../../functions/src/webhooks/deliveryPolicy';
+import { eventBody, signatureHeader } from '../../functions/src/webhooks/signature';
+import { requireDeployedEntry } from '../support/functionsEnv';
+import { verifyAll } from './deliverySupport';
+
+describe('signatureHeader', () => {
+  const body = Buffer.from('{"id":"evt_1","data":{"name":"Zoë"}}', 'utf8');
+  it('signs "<t>.<body>" with each secret, in order', () => {
+    const header = signatureHeader(['whsec_new', 'whsec_old'], 1_795_350_377, body);
+    const expected = (secret: string) => createHmac('sha256', secret).update(`1795350377.${body.toString('utf8')}`).digest('hex');
+    expect(header).toBe(`t=1795350377,v1=${expected('whsec_new')},v1=${expected('whsec_old')}`);
+    expect(verifyAll(header, body, 'whsec_old', 1_795_350_377 + 299)).toEqual([false, true]);
+    expect(verifyAll(header, body, 'whsec_old', 1_795_350_377 + 301)).toEqual([false, false]); // outside the 5-minute tolerance
+    expect(verifyAll(header, Buffer.concat([body, Buffer.from(' ')]), 'whsec_old', 1_795_350_377)).toEqual([false, false]);
+  });
+  it('needs a secret', () => {
+    expect(() => signatureHeader([], 1, body)).toThrow();
+  });
+});
+
+it('sends the payload fields in the documented order', () => {
+  const payload = { data: { a: 1 }, apiVersion: 'v1', projectId: 'p', env: 'sandbox', created: 5, type: 'webhook.test', object: 'event', id: 'evt_1' } as const;
+  expect(eventBody(payload).toString('utf8')).toBe('{"id":"evt_1","object":"event","type":"webhook.test","created":5,"env":"sandbox","projectId":"p","apiVersion":"v1","data":{"a":1}}');
+});
+
+describe('retryDelaySeconds', () => {
+  it('doubles from 30 s up to 4 h, drawn between half and all of the ceiling', () => {
+    expect([1, 2, 3, 4].map((n) => retryDelaySeconds(n, () => 1))).toEqual([30, 60, 120, 240]);
+    expect([1, 2, 3, 4].map((n) => retryDelaySeconds(n, () => 0))).toEqual([15, 30, 60, 120]);
+    expect(retryDelaySeconds(30, () => 1)).toBe(MAX_RETRY_SECONDS);
+    expect(retryDelaySeconds(30, () => 0)).toBe(MAX_RETRY_SECONDS / 2);
+    const draws = new Set(Array.from({ length: 50 }, () => retryDelaySeconds(10)));
+    expect(draws.size).toBeGreaterThan(10); // jitter: deliveries failing together spread out
+  });
+});
+
+it('runs ten webhook deliveries at once in process, and still two tasks of the other queues', async () => {
+  const peak = async (queue: QueueName): Promise<number> => {
+    const tasks = new InProcessTaskQueue();
+    let running = 0;
+    let highest = 0;
+    const release: (() => void)[] = [];
+    tasks.attach(async () => {
+      running += 1;
+      highest = Math.max(highest, running);
+      await new Promise<void>((resolve) => release.push(resolve));
+      running -= 1;
+    });
+    for (let i = 0; i < 15; i += 1) await tasks.enqueue(queue, {}, { id: `t${i}` });
+    // Release tasks one at a time until all 15 have run; the gate never lets more in than the slots allow.
+    for (let done = 0; done < 15; done += 1) {
+      while (release.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      release.shift()!();
+    }
+    await tasks.drain();
+    return highest;
+  };
+  expect(await peak('webhookDelivery')).toBe(10);
+  expect(await peak('erasure')).toBe(2);
+});
+
+describe('queue retry policies', () => {
+  it('keep the erasure and identity-resolution backoff (10 s doubling to 300 s, 5 attempts)', () => {
+    expect(RETRY_POLICIES.erasure).toBe(RETRY_POLICY);
+    expect(RETRY_POLICIES.identityResolution).toBe(RETRY_POLICY);
+    expect([2, 3, 4, 5, 6, 7].map((n) => policyBackoffSeconds(RETRY_POLICY, n))).toEqual([10, 20, 40, 80, 160, 300]);
+  });
+  it('retry a failing delivery handler for up to 3 days, doubling 7 times then linearly, capped at 1 h', () => {
+    const policy = RETRY_POLICIES.webhookDelivery;
+    expect(policy.maxRetrySeconds).toBe(3 * 24 * 3600);
+    expect([2, 3, 8, 9, 20].map((n) => policyBackoffSeconds(policy, n))).toEqual([30, 60, 1920, 3600, 3600]);
+    expect(policyBackoffSeconds({ ...policy, maxBackoffSeconds: 10_000 }, 10)).toBe(3840 * 2); // linear after the doublings
+  });
+  it('reach the deployed webhookDeliveryTask as its Cloud Tasks retryConfig', () => {
+    const task = requireDeployedEntry().webhookDeliveryTask as { __endpoint: { taskQueueTrigger: { retryConfig: Record<string, unknown> } } };
+    expect(task.__endpoint.taskQueueTrigger.retryConfig).toMatchObject({ maxRetrySeconds: 259200, minBackoffSeconds: 30, maxBackoffSeconds: 3600, maxDoublings: 7 });
+  });
+});
+
+it('recognises a delivery task payload and refuses anything else', () => {
+  const good = { projectId: 'proj_1', env: 'test', eventId: 'evt_1', endpointId: 'whep_1' };
+  expect(parseDeliveryTask(good)).toEqual(good);
+  expect(parseDeliveryTask({ ...good, replay: 'abc', attempt: 3 })).toEqual({ ...good, replay: 'abc', attempt: 3 });
+  for (const bad of [{ ...good, env: 'sandbox' }, { ...good, projectId: '../x' }, { ...good, attempt: 0 }, { ...good, attempt: '2' }, { ...good, replay: 'a/b' }, { ...good, eventId: undefined }]) {
+    expect(parseDeliveryTask(bad as Record<string, unknown>)).toBeNull();
+  }
+});
+
+describe("the README's verification snippet", () => {
+  const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Receiving webhooks'));
+  const code = /```js\n([\s\S]*?)```/.exec(section)![1];
+  type Verify = (rawBody: Buffer | string, header: string, secret: string) => { id: string };
+  const verify = runInNewContext(`${code}; verifyTesseraWebhook`, { require: (name: string) => (name === 'node:crypto' ? crypto : undefined), Buffer, Date, Math, Number, String, JSON, Error }) as Verify;
+  const body = Buffer.from('{"id":"evt_snippet","object":"event"}', 'utf8');
+  const now = Math.floor(Date.now() / 1000);
+
+  it('verifies with either secret during a grace, on a Buffer or a string body', () => {
+    const header = signatureHeader(['whsec_new', 'whsec_old'], now, body);
+    expect(verify(body, header, 'whsec_new').id).toBe('evt_snippet');
+    expect(verify(body.toString('utf8'), header, 'whsec_old').id).toBe('evt_snippet');
+  });
+  it('refuses a wrong secret, a changed body, an old timestamp and a malformed header', () => {
+    expect(() => verify(body, signatureHeader(['whsec_new'], now, body), 'whsec_other')).toThrow('no signature matches');
+    expect(() => verify(Buffer.from('{"id":"evt_other"}'), signatureHeader(['whsec_new'], now, body), 'whsec_new')).toThrow('no signature matches');
+    expect(() => verify(body, signatureHeader(['whsec_new'], now - 301, body), 'whsec_new')).toThrow('tolerance');
+    expect(() => verify(body, 'v1=abc', 'whsec_new')).toThrow('malformed');
+  });
+});
