@@ -46,7 +46,7 @@ export async function drive(baseUrl: string, request: BenchRequest, connections:
 }
 
 /** Sends the request once and reads the store round trips the server reports for it. */
-export async function roundTripsOf(baseUrl: string, request: BenchRequest): Promise<{ status: number; roundTrips: number | null }> {
+export async function roundTripsOf(baseUrl: string, request: BenchRequest): Promise<{ status: number; roundTrips: number | null; documentsRead: number | null }> {
   const { path, body } = request.nextBody || request.nextRequest ? nextOf(request) : { path: request.path, body: request.body !== undefined ? JSON.stringify(request.body) : undefined };
   const response = await fetch(`${baseUrl}${path}`, {
     method: request.method,
@@ -55,7 +55,8 @@ export async function roundTripsOf(baseUrl: string, request: BenchRequest): Prom
   });
   await response.arrayBuffer();
   const header = response.headers.get('x-tessera-round-trips');
-  return { status: response.status, roundTrips: header === null ? null : Number(header) };
+  const documents = response.headers.get('x-tessera-documents-read');
+  return { status: response.status, roundTrips: header === null ? null : Number(header), documentsRead: documents === null ? null : Number(documents) };
 }
 
 function hasBody(request: BenchRequest): boolean {

@@ -116,7 +116,11 @@ async function main(): Promise<void> {
       const backlog = await bench.drain();
       if (!scenario.servedByFloor) cpuRatios.push(perRequest / floorCpu);
       if (scenario.cpuPair) cpuPairs.set(scenario.cpuPair, { ...cpuPairs.get(scenario.cpuPair), [scenario.servedByFloor ? 'floor' : 'server']: perRequest });
-      const trips = scenario.servedByFloor ? 'floor' : probe.roundTrips === null ? '?' : `${probe.roundTrips} (status ${probe.status})`;
+      const trips = scenario.servedByFloor
+        ? 'floor'
+        : probe.roundTrips === null
+          ? '?'
+          : `${probe.roundTrips} (status ${probe.status})${probe.documentsRead ? `, ${probe.documentsRead} docs read` : ''}`;
       rows.push(line(scenario.name, result, trips, perRequest.toFixed(2), backlog));
       if (scenario.floorPair) latencies.set(scenario.floorPair, { ...latencies.get(scenario.floorPair), server: result });
       process.stderr.write(`measured: ${scenario.name}\n`);

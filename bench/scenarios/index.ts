@@ -4,6 +4,7 @@ import { eventScenarios } from './events';
 import { identityScenarios } from './identity';
 import { platformScenarios } from './platform';
 import { railScenarios } from './rails';
+import { reportScenarios } from './reports';
 import { sourcemapScenarios } from './sourcemaps';
 import { webhookScenarios } from './webhooks';
 
@@ -12,4 +13,4 @@ import { webhookScenarios } from './webhooks';
  * their saturation run writes over a hundred thousand documents, after which the emulator stays
  * slower for the rest of the process, even once its data is cleared.
  */
-export const SCENARIOS: Scenario[] = [...platformScenarios, ...sourcemapScenarios, ...entitlementScenarios, ...identityScenarios, ...railScenarios, ...webhookScenarios, ...eventScenarios];
+export const SCENARIOS: Scenario[] = [...platformScenarios, ...sourcemapScenarios, ...entitlementScenarios, ...identityScenarios, ...railScenarios, ...webhookScenarios, ...reportScenarios, ...eventScenarios];

@@ -57,6 +57,7 @@ export const sourcemapsApi = groupFunction('sourcemaps', { memory: '1GiB', timeo
 export const webhooksApi = groupFunction('webhooks');
 // The operator dashboard's API (dashboard/): operator sign-in instead of API keys.
 export const dashboardApi = groupFunction('dashboard');
+export const reportsApi = groupFunction('reports');
 
 /** A Cloud Tasks queue function: runs the queue's handler; a throw makes Cloud Tasks retry. */
 function taskFunction(queue: QueueName) {

@@ -50,6 +50,7 @@ it.each(Object.keys(GROUP_LOADERS) as GroupName[])('loads only its own routes on
     sourcemaps: ['sourcemaps/routes.js'],
     webhooks: ['rails/routes.js'],
     dashboard: ['dashboard/routes.js'],
+    reports: ['reports/routes.js'],
   };
   expect(routeFiles(await loadedModules(group))).toEqual(expected[group]);
 }, 30_000);

@@ -19,4 +19,5 @@ export const GROUP_LOADERS: Record<GroupName, () => Promise<CompiledRoute[]>> = 
   sourcemaps: async () => (await import('../sourcemaps/routes')).sourcemapRoutes,
   webhooks: async () => (await import('../rails/routes')).webhookRoutes,
   dashboard: async () => (await import('../dashboard/routes')).dashboardRoutes,
+  reports: async () => (await import('../reports/routes')).reportRoutes,
 };

@@ -11,6 +11,7 @@ export const GROUP_FUNCTIONS = {
   sourcemaps: 'sourcemapsApi',
   webhooks: 'webhooksApi',
   dashboard: 'dashboardApi',
+  reports: 'reportsApi',
 } as const;
 
 export type GroupName = keyof typeof GROUP_FUNCTIONS;

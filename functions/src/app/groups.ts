@@ -5,6 +5,7 @@ import { identityRoutes, identityServerRoutes } from '../identity/routes';
 import { purchaseRoutes } from '../purchases/routes';
 import { dashboardRoutes } from '../dashboard/routes';
 import { webhookRoutes } from '../rails/routes';
+import { reportRoutes } from '../reports/routes';
 import { sdkRoutes } from '../sdk/routes';
 import { sourcemapRoutes } from '../sourcemaps/routes';
 import type { GroupName } from './groupNames';
@@ -26,6 +27,7 @@ export const GROUPS = {
   sourcemaps: sourcemapRoutes,
   webhooks: webhookRoutes,
   dashboard: dashboardRoutes,
+  reports: reportRoutes,
 } satisfies Record<GroupName, CompiledRoute[]>;
 
 export const ALL_ROUTES: CompiledRoute[] = Object.values(GROUPS).flat();

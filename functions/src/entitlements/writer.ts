@@ -1,5 +1,6 @@
 import { Timestamp, type DocumentSnapshot, type Transaction } from 'firebase-admin/firestore';
 import { auditExpiry } from '../audit/append';
+import { recordSubscriberChanges } from '../reports/subscriberRollup';
 import type { EnvScope } from '../store/scope';
 import { ENTITLEMENT_CHANGES, type EntitlementCause, type EntitlementChange } from './changeModel';
 import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';
@@ -15,7 +16,8 @@ import { appendWebhookEvent } from '../webhooks/outbox';
  * rewrites each touched customer's projection from that customer's grant list as it will be,
  * and appends one change record per key whose public state changed, numbered per customer,
  * with the outbound webhook event of each record a receiver is told about (the outbox,
- * webhooks/entitlementEvents.ts). `recordExpiries` appends the records of ends that passed.
+ * webhooks/entitlementEvents.ts) and the subscriber rollups the records move
+ * (reports/subscriberRollup.ts). `recordExpiries` appends the records of ends that passed.
  * Nothing else writes `grants/`, `projections/` or `entitlementChanges/`
  * (test/entitlements/oneWriter.test.ts holds that).
  */
@@ -114,6 +116,8 @@ export function applyGrantChanges(tx: Transaction, scope: EnvScope, input: Grant
     projections.set(customer.customerId, doc);
     records.push(...customerRecords);
   }
+  // The subscriber rollups move with the change records, in the same transaction.
+  recordSubscriberChanges(tx, scope, records);
   return { projections, records, webhookEventIds };
 }
 

@@ -16,6 +16,7 @@ import { identityResolutionTask, MAX_BATCHES_PER_TASK } from './resolutionTask';
 import { expiresAtMs, retentionDays } from './retention';
 import { ErrorPassMemory, minuteOf, planThrottle } from './throttle';
 import { normaliseBatch, type NormalisedEvent } from './validation';
+import { recordThrottled } from '../reports/eventRollup';
 
 /** How long an error-pass marker is kept: its minute is long over by then. */
 const ERROR_PASS_MARKER_TTL_MS = DAY;
@@ -127,7 +128,9 @@ export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body
         expiresAt: timestampFromMillis(receivedAt + ERROR_PASS_MARKER_TTL_MS),
       });
   }
-  // The request's one commit: its batch documents and error-pass markers together.
+  // Partly throttled: the report's throttled and dropped counts ride in the same commit.
+  recordThrottled(landingBatch, scope, receivedAt, batch.events.length - plan.paid.length, plan.dropped.length);
+  // The request's one commit: its batch documents, error-pass markers and throttle counts together.
   const landedAt = await scope.commit(landingBatch);
   for (const event of passes) memory.remember(scopeKey, event.fingerprint as string, minute);
 

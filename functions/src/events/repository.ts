@@ -56,6 +56,14 @@ export function putEvent(batch: WriteBatch, ref: DocumentReference, fields: Inge
 }
 
 /**
+ * Stores an event the task found absent: `create`, so that if another task stored it meanwhile
+ * the commit fails and the task runs again (its report rollups then do not count it twice).
+ */
+export function createEvent(batch: WriteBatch, ref: DocumentReference, fields: IngestedEventFields, resolved: ResolvedEventFields | null): void {
+  batch.create(ref, resolved ? { ...fields, ...resolved } : fields);
+}
+
+/**
  * Removes a batch whose events are stored, unless a retry replaced it since it was read (the
  * commit then fails, and the task runs again on the newer content).
  */

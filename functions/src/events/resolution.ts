@@ -8,7 +8,8 @@ import { KnownIdentities } from './knownIdentities';
 import { eventLogs } from './logs';
 import { decodeLandedBatch } from './batchCodec';
 import { eventDocId, type IdentityHints, type IngestedEventFields, type LandedBatch } from './model';
-import { batchRef, deleteLandedBatch, eventRef, putEvent } from './repository';
+import { StoredEventRollups, type EventToStore } from '../reports/storedEventRollups';
+import { batchRef, createEvent, deleteLandedBatch, eventRef, putEvent } from './repository';
 import { parseIdentityResolutionPayload } from './resolutionTask';
 
 /**
@@ -78,19 +79,28 @@ async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: n
   }
 
   const known = await KnownIdentities.read(scope, [...groups.values()].map((g) => g.hints));
-  // One commit: the events and the removal of their batches (MAX_BATCHES_PER_TASK keeps it
-  // within the 500 writes a commit takes).
-  const write = scope.batch();
   let attached = 0;
   let unresolved = 0;
+  const resolvedEvents: EventToStore[] = [];
   for (const group of groups.values()) {
     const serviceCustomerId = await resolveHints(scope, group.hints, known, now);
     if (serviceCustomerId) attached += group.events.length;
     else unresolved += group.events.length;
-    for (const fields of group.events) {
-      putEvent(write, eventRef(scope, eventDocId(fields.eventId)), fields, serviceCustomerId ? { serviceCustomerId, resolvedAt: now } : null);
-    }
+    for (const fields of group.events) resolvedEvents.push({ ref: eventRef(scope, eventDocId(fields.eventId)), fields, customerId: serviceCustomerId });
   }
+  // Two copies of one event id: one record, the later copy wins (as when each was a `set`).
+  const toStore = [...new Map(resolvedEvents.map((event) => [event.ref.path, event])).values()];
+  // One read: which events are new to the store, and the error groups they touch (reports/).
+  const rollups = await StoredEventRollups.read(scope, toStore);
+  // One commit: the events, their report rollups and the removal of their batches
+  // (MAX_BATCHES_PER_TASK keeps it within the 500 writes a commit takes).
+  const write = scope.batch();
+  for (const event of toStore) {
+    const resolved = event.customerId ? { serviceCustomerId: event.customerId, resolvedAt: now } : null;
+    if (rollups.isStored(event.ref)) putEvent(write, event.ref, event.fields, resolved);
+    else createEvent(write, event.ref, event.fields, resolved);
+  }
+  rollups.write(write, scope, readable[0].id, toStore);
   for (const snapshot of readable) deleteLandedBatch(write, snapshot);
   await scope.commit(write);
   if (unresolved > 0) eventLogs.resolutionUnresolved(scope.projectId, scope.env, unresolved, 'only a serviceCustomerId hint naming no active customer of this partition');

@@ -71,3 +71,17 @@ export async function authorise(req: Request, route: CompiledRoute, deps: Deps):
   };
   return { auth, scope: deps.keys.openScope(record, gate) };
 }
+
+/**
+ * The route's scope, on the key's scope map (fixed at creation, so the cached binding is
+ * enough): checked before any data is read. A key revoked meanwhile still gets its 401 (the
+ * pipeline re-checks the key before answering any error).
+ */
+export function requireScope(route: CompiledRoute, auth: AuthContext): void {
+  if (!route.scope) return;
+  if (auth.kind !== 'secret' || !auth.scopes.includes(route.scope)) {
+    throw new ApiError('insufficient_scope', `This key lacks the \`${route.scope}\` scope. Scopes are fixed when a secret key is created; create a key with it.`, {
+      internal: `key ${auth.keyId} scopes [${auth.scopes.join(', ')}]`,
+    });
+  }
+}

@@ -2,7 +2,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { Deps } from '../app/deps';
 import { isWireEnv } from '../store/env';
 import { RoundTripCounter, withRoundTripCounter } from '../store/roundTrips';
-import { authorise } from './auth';
+import { authorise, requireScope } from './auth';
 import { parseJsonBody, readRawBody } from './body';
 import { answerPreflight, setResponseCors } from './cors';
 import { ApiError, asApiError, toErrorBody } from './errors';
@@ -18,7 +18,7 @@ import type { EnvScope } from '../store/scope';
  * The one request pipeline every endpoint group runs, in the spec's verification order:
  * request id → CORS / preflight → path normalisation → route and its parameters (strict URL
  * decoding) → body limit, JSON parsing and the request-text rules (UTF-8, well-formed Unicode,
- * nesting; README.md) → key extraction and lookup → platform lock → rate limit → envelope
+ * nesting; README.md) → key extraction and lookup → platform lock → the route's scope → rate limit → envelope
  * environment → query (strict URL decoding) and validation → handler → error envelope. The Express app it returns is what the functions export and what
  * the local runner mounts.
  */
@@ -73,6 +73,7 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
       ({ operator, scope } = await authoriseOperator(deps, req, route, params, requestId));
     } else if (route.key !== 'none') {
       ({ auth, scope } = await authorise(req, route, deps));
+      requireScope(route, auth);
       if (route.rateLimit) await enforceRateLimit(deps, auth, route.rateLimit);
       checkEnvelopeEnvironment(parsedBody, auth);
     }
@@ -139,7 +140,7 @@ async function keyErrorFirst(scope: EnvScope | null, error: ApiError): Promise<A
 function send(res: Response, deps: Deps, roundTrips: RoundTripCounter, reply: Reply, cacheControl: string | undefined): void {
   if (cacheControl) res.set('Cache-Control', cacheControl);
   if (reply.headers) res.set(reply.headers);
-  if (deps.settings.exposeRoundTrips) res.set('X-Tessera-Round-Trips', String(roundTrips.count));
+  if (deps.settings.exposeRoundTrips) res.set({ 'X-Tessera-Round-Trips': String(roundTrips.count), 'X-Tessera-Documents-Read': String(roundTrips.documents) });
   res.status(reply.status ?? 200);
   if (reply.status === 204) res.end();
   else res.json(reply.body);

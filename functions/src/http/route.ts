@@ -3,6 +3,7 @@ import type { Deps } from '../app/deps';
 import type { OperatorConsole } from '../dashboard/console';
 import type { OperatorIdentity, OperatorRole } from '../dashboard/model';
 import type { KeyKind, ParsedKey } from '../keys/format';
+import type { Scope } from '../keys/scopes';
 import type { KeyRecord, Platform } from '../keys/record';
 import type { BucketName } from '../ratelimit/buckets';
 import type { Env, WireEnv } from '../store/env';
@@ -77,6 +78,11 @@ export interface RouteSpec<Body = unknown, Query = Record<string, string>> {
   /** Legacy paths served by the same route (e.g. `/v1/identity/alias`). */
   aliases?: string[];
   key: KeyRequirement;
+  /**
+   * The secret-key scope the route needs (keys/scopes.ts). A key without it is refused
+   * `403 insufficient_scope` right after authentication, before any data is read.
+   */
+  scope?: Scope;
   /** Token bucket charged one token per request, all-or-nothing. */
   rateLimit?: BucketName;
   /** The body's schema, typed by the body it admits (validated in the pipeline, before the handler). */

@@ -3,6 +3,7 @@ import type { RootDeps } from '../app/deps';
 import { appendAudit, auditRef } from '../audit/append';
 import { EVENTS } from '../events/model';
 import { erasePendingEvents } from '../events/pendingBatches';
+import { reportErasureQueries } from '../reports/erasure';
 import { EnvScope } from '../store/scope';
 import { customerErasedEvent } from '../webhooks/customerEvents';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
@@ -29,7 +30,8 @@ export type ErasureOutcome = 'erased' | 'already_erased' | 'not_pending' | 'unkn
  * The erasure task. Idempotent: every step deletes what is still there, and the final
  * transaction records completion once. Deletes the customer's developer and anonymous
  * identifiers (and with them the device bindings), email, traits, telemetry keyed to the
- * customer or to those identifiers, and the merge conflicts naming them. Keeps grants,
+ * customer or to those identifiers, the merge conflicts naming them, and what the reports hold of
+ * the customer (error-group memberships and samples, reports/erasure.ts). Keeps grants,
  * projections, rail identifiers and the audit log (never deleted by erasure).
  */
 export async function runErasure(deps: RootDeps, payload: ErasurePayload): Promise<ErasureOutcome> {
@@ -64,6 +66,10 @@ export async function runErasure(deps: RootDeps, payload: ErasurePayload): Promi
   for (const ids of chunks(developerIds, IN_LIMIT)) eventQueries.push(events.where('hints.developerUserId', 'in', ids));
   for (const ids of chunks(anonymousIds, IN_LIMIT)) eventQueries.push(events.where('hints.anonymousId', 'in', ids));
   deleted.events = await deleteQueries(deps.db, eventQueries);
+
+  const reports = reportErasureQueries(scope, payload.customerId);
+  deleted.errorGroupMemberships = await deleteQueries(deps.db, [reports.memberships]);
+  deleted.errorSamples = await dropSamples(deps.db, reports.samples);
 
   const conflicts = scope.collection(IDENTITY_CONFLICTS);
   deleted.conflicts = await deleteQueries(deps.db, [
@@ -135,6 +141,19 @@ async function deleteQueries(db: Firestore, queries: Query[]): Promise<number> {
     }
   }
   return count;
+}
+
+/** Drops the latest sample of every error group the query matches (the group and its counts stay). */
+async function dropSamples(db: Firestore, query: Query): Promise<number> {
+  let count = 0;
+  for (;;) {
+    const page = await query.limit(BATCH_LIMIT).get();
+    if (page.empty) return count;
+    const batch = db.batch();
+    for (const doc of page.docs) batch.update(doc.ref, { sample: null, sampleCustomerId: null });
+    await batch.commit();
+    count += page.size;
+  }
 }
 
 async function deleteAll(db: Firestore, refs: DocumentReference[]): Promise<number> {

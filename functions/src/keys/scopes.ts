@@ -4,6 +4,7 @@ import { DomainError } from '../errors/domain';
 export const AGGREGATE_SCOPES = ['reporting:aggregate', 'revenue:read', 'errors:read', 'buckets:read'] as const;
 export const ROW_LEVEL_SCOPES = ['reporting:identity', 'crossmatch:read'] as const;
 export const ALL_SCOPES: readonly string[] = [...AGGREGATE_SCOPES, ...ROW_LEVEL_SCOPES];
+export type Scope = (typeof AGGREGATE_SCOPES)[number] | (typeof ROW_LEVEL_SCOPES)[number];
 
 /**
  * The scope map a new secret key gets: aggregate scopes by default; row-level identity scopes

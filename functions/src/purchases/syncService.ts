@@ -8,6 +8,7 @@ import { appleRenewalProblem, appleTransactionProblem } from '../rails/apple/sha
 import { appleSnapshot } from '../rails/apple/state';
 import { AppleVerificationFailed, appleVerifiers, type AppleEnvironment } from '../rails/apple/verifier';
 import { readRailsConfig, type AppleRailConfig } from '../rails/config';
+import { appleRevenue } from '../rails/apple/revenue';
 import { decideRailEvent } from '../rails/decision';
 import { railEventType } from '../rails/model';
 import type { WireEnv } from '../store/env';
@@ -105,6 +106,7 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
     noSnapshotReason: 'no_subscription',
     railFacts: () => appleFacts(transaction),
     details: { requestId: caller.requestId, transactionId: transaction.transactionId, familyShared },
+    revenue: appleRevenue(transaction),
   });
   purchaseLogs.synced(caller.requestId, scope.projectId, outcome.decision, outcome.reason, outcome.duplicate);
   // A family member's device never learns the organizer's customer or entitlements.

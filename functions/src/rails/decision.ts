@@ -12,6 +12,8 @@ import type { EnvScope } from '../store/scope';
 import { writeKeys, writeQueue } from '../store/writeQueue';
 import type { TaskQueue } from '../tasks/queue';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
+import type { RevenueFact } from '../reports/revenueFacts';
+import { recordRevenue, revenueClaimRefs } from '../reports/revenueRollup';
 import { ACCESS_STATES, SUBSCRIPTIONS, subscriptionDocId, type SubscriptionRecord, type SubscriptionSnapshot } from './model';
 
 /**
@@ -52,6 +54,11 @@ export interface RailDecisionInput {
   noSnapshotReason: string;
   /** Rail-specific record fields, given the stored record. */
   railFacts?: (current: SubscriptionRecord | null) => Pick<SubscriptionRecord, 'apple' | 'stripe' | 'google'>;
+  /**
+   * Money the event shows (a payment or a refund), recorded with the decision for the revenue
+   * report, once per payment or refund id (reports/revenueRollup.ts); never on a duplicate delivery.
+   */
+  revenue?: RevenueFact | null;
   /** Extra writes of the same decision (payment index, idempotency record). */
   extraWrites?: (tx: Transaction, outcome: RailDecision) => void;
   details?: Record<string, unknown>;
@@ -122,12 +129,15 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreR
   return scope.runTransaction(async (tx) => {
     const subRef = input.subscriptionId ? subscriptionRef(scope, input.rail, input.subscriptionId) : null;
     const expected = input.customerId;
-    // One read for the event, the record and the expected customer with its projection.
+    const claimRefs = revenueClaimRefs(scope, input.revenue);
+    // One read for the event, the record, the expected customer with its projection and the revenue claims.
     const snaps = await getAllInTx(tx, scope, [
       auditRef(scope, input.eventId),
       ...(subRef ? [subRef] : []),
       ...(expected ? [customerRef(scope, expected), projectionRef(scope, expected)] : []),
+      ...claimRefs,
     ]);
+    const claimSnaps = snaps.splice(snaps.length - claimRefs.length, claimRefs.length);
     const auditSnap = snaps[0];
     const subSnap = subRef ? snaps[1] : null;
     const expectedSnaps = expected ? snaps.slice(snaps.length - 2) : null;
@@ -142,7 +152,7 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreR
     if (!snapshot || !subRef) {
       const reason = stale ? 'out_of_order' : input.noSnapshotReason;
       const outcome: RailDecision = { duplicate: false, decision: 'no_op', reason, customerId, fromState, toState: fromState, projection: storedProjection(projectionSnap), webhookEventIds: [] };
-      record(tx, input, outcome);
+      record(tx, input, outcome, claimSnaps);
       return outcome;
     }
 
@@ -165,7 +175,7 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreR
 
     const decision = decideOutcome(snapshot, current, changed, customerId, grantedKeys);
     const outcome: RailDecision = { duplicate: false, ...decision, customerId, fromState, toState: snapshot.state, projection, webhookEventIds };
-    record(tx, input, outcome, { productIds: snapshot.productIds, entitlementKeys: grantedKeys });
+    record(tx, input, outcome, claimSnaps, { productIds: snapshot.productIds, entitlementKeys: grantedKeys });
     return outcome;
   });
 }
@@ -324,7 +334,7 @@ function transitionReason(from: string | null, to: string): string {
   return from === to ? `updated_${to}` : `${from}_to_${to}`;
 }
 
-function record(tx: Transaction, input: RailDecisionInput, outcome: RailDecision, extra: Record<string, unknown> = {}): void {
+function record(tx: Transaction, input: RailDecisionInput, outcome: RailDecision, revenueClaims: readonly DocumentSnapshot[], extra: Record<string, unknown> = {}): void {
   appendAudit(tx, input.scope, {
     eventId: input.eventId,
     rail: input.rail,
@@ -341,5 +351,6 @@ function record(tx: Transaction, input: RailDecisionInput, outcome: RailDecision
     processedAt: input.now,
     details: { ...input.details, ...extra },
   });
+  recordRevenue(tx, input.scope, input.revenue, revenueClaims);
   input.extraWrites?.(tx, outcome);
 }

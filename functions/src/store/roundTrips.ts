@@ -8,6 +8,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 export class RoundTripCounter {
   count = 0;
+  /** Documents the request read (getAll and query results), for the reports' benchmark. */
+  documents = 0;
 }
 
 const current = new AsyncLocalStorage<RoundTripCounter>();
@@ -29,4 +31,10 @@ export function outsideRequest<T>(fn: () => T): T {
 export function countRoundTrips(n = 1): void {
   const counter = current.getStore();
   if (counter) counter.count += n;
+}
+
+/** Adds `n` documents read to the current request's counter (store edge only). */
+export function countDocumentsRead(n: number): void {
+  const counter = current.getStore();
+  if (counter) counter.documents += n;
 }

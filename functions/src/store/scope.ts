@@ -12,7 +12,7 @@ import {
 import { coalescedGetAll } from './coalesced';
 import type { Env } from './env';
 import { countedTransaction } from './counted';
-import { countRoundTrips } from './roundTrips';
+import { countDocumentsRead, countRoundTrips } from './roundTrips';
 
 /** Top-level collections that a scope may add entries to (see `EnvScope.ledgerRef`). */
 export type CrossPartitionLedger = 'pendingErasures';
@@ -39,6 +39,7 @@ export interface KeyGate {
  */
 export class EnvScope {
   private gate: KeyGate | null;
+  private verifying: Promise<void> | null = null;
 
   constructor(
     /** The unscoped handle: private, so that nothing reached through a scope leaves its partition. */
@@ -92,12 +93,30 @@ export class EnvScope {
       return [];
     }
     countRoundTrips();
+    countDocumentsRead(refs.length);
     const gate = this.gate;
     if (!gate) return coalescedGetAll(this.db, refs);
     const [keySnapshot, ...rest] = await coalescedGetAll(this.db, [gate.ref, ...refs]);
     gate.accept(keySnapshot);
     this.gate = null;
     return rest;
+  }
+
+  /**
+   * Reads documents in one round trip, only the fields of `fieldMask` (all when empty), for
+   * reports over many large rollup documents. Not shared with other requests (masks differ); a
+   * pending key check runs beside it and must pass before anything is returned.
+   */
+  async getAllMasked(refs: DocumentReference[], fieldMask: readonly string[]): Promise<DocumentSnapshot[]> {
+    if (refs.length === 0) {
+      await this.ensureKeyVerified();
+      return [];
+    }
+    countRoundTrips();
+    countDocumentsRead(refs.length);
+    const read = fieldMask.length > 0 ? this.db.getAll(...refs, { fieldMask: [...fieldMask] }) : this.db.getAll(...refs);
+    const [snapshots] = await Promise.all([read, this.ensureKeyVerified()]);
+    return snapshots;
   }
 
   async get(ref: DocumentReference): Promise<DocumentSnapshot> {
@@ -108,7 +127,9 @@ export class EnvScope {
   async query(query: Query): Promise<QuerySnapshot> {
     await this.ensureKeyVerified();
     countRoundTrips();
-    return query.get();
+    const snapshot = await query.get();
+    countDocumentsRead(snapshot.size);
+    return snapshot;
   }
 
   /**
@@ -132,13 +153,19 @@ export class EnvScope {
     return results[0]?.writeTime ?? Timestamp.now();
   }
 
-  /** Verifies the key gate now if no read has carried it yet. */
+  /**
+   * Verifies the key gate now if no read has carried it yet. Concurrent callers (a report's
+   * parallel queries) share one read of the key.
+   */
   async ensureKeyVerified(): Promise<void> {
     const gate = this.gate;
     if (!gate) return;
-    countRoundTrips();
-    const snapshot = await gate.ref.get();
-    gate.accept(snapshot);
-    this.gate = null;
+    this.verifying ??= (async () => {
+      countRoundTrips();
+      const snapshot = await gate.ref.get();
+      gate.accept(snapshot);
+      this.gate = null;
+    })();
+    await this.verifying;
   }
 }

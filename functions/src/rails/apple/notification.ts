@@ -11,6 +11,7 @@ import { railEventType } from '../model';
 import { answerUnusable, UnusableNotification, unverified } from '../rejection';
 import { loadWebhookTarget, verifiedScope, type WebhookTarget } from '../target';
 import { appleFacts, appleOwner } from './owner';
+import { appleRevenue } from './revenue';
 import { appleNotificationProblem, appleRenewalProblem, appleTransactionProblem } from './shape';
 import { appleEventName, appleSnapshot } from './state';
 import { AppleVerificationFailed, appleVerifiers, claimedNotificationEnvironment, type AppleEnvironment } from './verifier';
@@ -100,6 +101,7 @@ async function decide(ctx: RequestContext, target: WebhookTarget, env: Env, veri
     noSnapshotReason: payload.notificationType === 'TEST' ? 'test_notification' : 'no_transaction',
     railFacts: () => (usable ? appleFacts(transaction) : {}),
     details: { notificationType: payload.notificationType ?? null, subtype: payload.subtype ?? null },
+    revenue: usable ? appleRevenue(transaction) : null,
   });
   railLogs.notificationDecided('apple', target.projectId, env, eventId, outcome.decision, outcome.reason, outcome.duplicate);
   return recorded(eventId, env, outcome);

@@ -13,6 +13,7 @@ import { loadWebhookTarget, verifiedScope, type WebhookTarget } from '../target'
 import { readPlaySubscription, type PlaySubscription } from './playApi';
 import { readPush, SUBSCRIPTION_NOTIFICATION_TYPES, type DeveloperNotification } from './pubsub';
 import { PushTokenRejected, verifyPushToken } from './pushToken';
+import { googleRevenue } from './revenue';
 import { playSnapshot } from './state';
 import type { TaskQueue } from '../../tasks/queue';
 
@@ -148,6 +149,7 @@ async function reconcile(
       google: { packageName: notification.packageName ?? config.packageName, testPurchase: Boolean(play.testPurchase), linkedTokenHash, takenBack: takenBackOf(record) },
     }),
     details: { testPurchase: Boolean(play.testPurchase), subscriptionState: play.subscriptionState ?? null },
+    revenue: googleRevenue(type, notification, play, base.eventAt),
   });
   return answer(target, env, base.eventId, outcome);
 }

@@ -28,6 +28,7 @@ import {
 } from './objects';
 import { recordPaymentLinks, subscriptionForPayment } from './payments';
 import { readStripeSubscription } from './provider';
+import { stripeRevenue } from './revenue';
 import { stripeEventProblem } from './shape';
 import { stripeSnapshot, type StripeOverlay } from './state';
 
@@ -116,6 +117,8 @@ async function decideStripeEvent(deps: Deps, scope: EnvScope, config: StripeRail
     eventAt: event.created * 1000,
     receivedAt,
     details: { livemode: event.livemode },
+    // Recorded with whatever this event decides, once per invoice, refund or dispute.
+    revenue: stripeRevenue(event, PAID_INVOICE_EVENTS),
   };
   const ignore = (reason: string) =>
     decideRailEvent({ ...base, now: deps.clock.now(), subscriptionId: null, customerId: null, reconciledWithProvider: false, snapshot: () => null, noSnapshotReason: reason });

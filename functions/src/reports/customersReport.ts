@@ -1,0 +1,65 @@
+import { FieldPath } from 'firebase-admin/firestore';
+import type { ProjectionDoc, PublicEntitlement } from '../entitlements/model';
+import { projectionRef } from '../entitlements/projection';
+import { toPublicEntitlements } from '../entitlements/publicShape';
+import { CUSTOMERS, type CustomerRecord, type IdentityKind } from '../identity/model';
+import { toWireEnv, type WireEnv } from '../store/env';
+import type { EnvScope } from '../store/scope';
+import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
+
+export interface CustomerRow {
+  object: 'customer';
+  serviceCustomerId: string;
+  /** Unix ms. */
+  createdAt: number;
+  email: string | null;
+  /** The owner's own identifiers: developer user ids, anonymous ids and rail customer ids (never purchase tokens). */
+  identities: { type: IdentityKind; id: string }[];
+  /** Entitlements active now, in the public shape. */
+  entitlements: PublicEntitlement[];
+}
+
+export interface CustomersReport {
+  object: 'list';
+  data: CustomerRow[];
+  hasMore: boolean;
+  nextCursor: string | null;
+  env: WireEnv;
+}
+
+export interface CustomersPageInput {
+  cursor: string | null;
+  limit: number;
+}
+
+/** Identifiers listed: a Play purchase token is a credential to the purchase, not an identity to show. */
+const LISTED: ReadonlySet<IdentityKind> = new Set(['developer', 'anonymous', 'stripe', 'apple_otx', 'apple_aat', 'google_account']);
+
+const CUSTOMER_ID = /^cdcust_[A-Za-z0-9]{1,64}$/;
+const isCustomerCursor = (v: unknown): v is { c: string } => typeof v === 'object' && v !== null && typeof (v as { c: unknown }).c === 'string' && CUSTOMER_ID.test((v as { c: string }).c);
+
+/**
+ * `GET /v1/reports/customers` (scope `reporting:identity`: row-level data), as a service: active
+ * customers (merged and erased ones are not listed) in customer id order, a page at a time, each
+ * with its identities and active entitlements. Reads the page (limit + 1 customer documents, one
+ * query) and its projections (one getAll).
+ */
+export async function customersReport(scope: EnvScope, input: CustomersPageInput, now: number): Promise<CustomersReport> {
+  const limit = checkPageSize(input.limit);
+  let query = scope.collection(CUSTOMERS).where('status', '==', 'active').orderBy(FieldPath.documentId());
+  if (input.cursor) query = query.startAfter(decodeCursor(input.cursor, isCustomerCursor).c);
+  const page = await scope.query(query.limit(limit + 1));
+  const customers = page.docs.slice(0, limit).map((doc) => doc.data() as CustomerRecord);
+  const projections = customers.length > 0 ? await scope.getAll(...customers.map((c) => projectionRef(scope, c.customerId))) : [];
+  const data = customers.map((customer, i): CustomerRow => ({
+    object: 'customer',
+    serviceCustomerId: customer.customerId,
+    createdAt: customer.createdAt,
+    email: customer.email ?? null,
+    identities: (customer.identities ?? []).filter((identity) => LISTED.has(identity.kind)).map((identity) => ({ type: identity.kind, id: identity.id })),
+    entitlements: toPublicEntitlements(projections[i].exists ? (projections[i].data() as ProjectionDoc) : null, now).filter((e) => e.isActive),
+  }));
+  const hasMore = page.size > limit;
+  const last = customers[customers.length - 1];
+  return { object: 'list', data, hasMore, nextCursor: hasMore && last ? encodeCursor({ c: last.customerId }) : null, env: toWireEnv(scope.env) };
+}

@@ -1,0 +1,105 @@
+import { FieldPath, type DocumentSnapshot } from 'firebase-admin/firestore';
+import { toWireEnv, type WireEnv } from '../store/env';
+import type { EnvScope } from '../store/scope';
+import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
+import { ERROR_GROUP_SHARDS, ERROR_GROUPS, FINGERPRINT_PATTERN, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from './errorGroupModel';
+
+export interface ErrorGroupSummary {
+  object: 'error_group';
+  fingerprint: string;
+  name: string;
+  type: string | null;
+  message: string | null;
+  /** The level of the latest occurrence. */
+  level: string;
+  /** Occurrences stored (each event once). */
+  count: number;
+  /** Distinct customers affected (events not attributed to a customer are not in it). */
+  customers: number;
+  /** Unix ms; `lastSeen` is exact to the minute. */
+  firstSeen: number;
+  lastSeen: number;
+  lastRelease: string | null;
+}
+
+export interface ErrorsReport {
+  object: 'list';
+  data: ErrorGroupSummary[];
+  hasMore: boolean;
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+  env: WireEnv;
+}
+
+export interface ErrorsPageInput {
+  /** Groups last seen in this window (Unix ms, inclusive). */
+  from: number;
+  to: number;
+  cursor: string | null;
+  limit: number;
+}
+
+interface GroupCursor {
+  l: number;
+  f: string;
+}
+const isGroupCursor = (v: unknown): v is GroupCursor =>
+  typeof v === 'object' && v !== null && Number.isSafeInteger((v as GroupCursor).l) && typeof (v as GroupCursor).f === 'string' && FINGERPRINT_PATTERN.test((v as GroupCursor).f);
+
+/**
+ * `GET /v1/reports/errors`, as a service: error groups last seen in the window, newest first
+ * (`lastSeen`, then fingerprint), a page at a time. Reads the page's group documents (limit + 1,
+ * one query) and their count shards (limit × GROUP_SHARDS, one getAll), whatever the number of
+ * error events.
+ */
+export async function errorsReport(scope: EnvScope, input: ErrorsPageInput): Promise<ErrorsReport> {
+  const limit = checkPageSize(input.limit);
+  let query = scope
+    .collection(ERROR_GROUPS)
+    .where('lastSeen', '>=', input.from)
+    .where('lastSeen', '<=', input.to)
+    .orderBy('lastSeen', 'desc')
+    .orderBy(FieldPath.documentId(), 'desc');
+  if (input.cursor) {
+    const after = decodeCursor(input.cursor, isGroupCursor);
+    query = query.startAfter(after.l, after.f);
+  }
+  const page = await scope.query(query.limit(limit + 1));
+  const groups = page.docs.slice(0, limit);
+  const data = await withCounts(scope, groups);
+  const hasMore = page.size > limit;
+  const last = groups[groups.length - 1];
+  return {
+    object: 'list',
+    data,
+    hasMore,
+    nextCursor: hasMore && last ? encodeCursor({ l: (last.data() as ErrorGroupDoc).lastSeen, f: last.id } satisfies GroupCursor) : null,
+    env: toWireEnv(scope.env),
+  };
+}
+
+/** The groups' summaries with their counts summed over shards (one getAll). */
+export async function withCounts(scope: EnvScope, groups: readonly DocumentSnapshot[]): Promise<ErrorGroupSummary[]> {
+  const shardRefs = groups.flatMap((g) => Array.from({ length: GROUP_SHARDS }, (_, s) => scope.doc(ERROR_GROUP_SHARDS, groupShardId(g.id, s))));
+  const shards = shardRefs.length > 0 ? await scope.getAll(...shardRefs) : [];
+  return groups.map((group, i) => {
+    const counts = shards.slice(i * GROUP_SHARDS, (i + 1) * GROUP_SHARDS).map((s) => (s.exists ? (s.data() as ErrorGroupShard) : null));
+    return summaryOf(group.data() as ErrorGroupDoc, counts);
+  });
+}
+
+export function summaryOf(doc: ErrorGroupDoc, shards: readonly (ErrorGroupShard | null)[]): ErrorGroupSummary {
+  return {
+    object: 'error_group',
+    fingerprint: doc.fingerprint,
+    name: doc.name,
+    type: doc.type,
+    message: doc.message,
+    level: doc.level,
+    count: shards.reduce((n, s) => n + (s?.count ?? 0), 0),
+    customers: shards.reduce((n, s) => n + (s?.customers ?? 0), 0),
+    firstSeen: doc.firstSeen,
+    lastSeen: doc.lastSeen,
+    lastRelease: doc.lastRelease,
+  };
+}
