@@ -179,7 +179,7 @@ it('opens an error group’s symbolicated stack', async () => {
   for (let attempt = 0; attempt < 30 && !(await group.count()); attempt += 1) {
     await go('test', 'overview');
     await go('test', 'errors');
-    await page.getByRole('table', { name: 'Error groups' }).or(page.getByText('No error events')).first().waitFor();
+    await page.getByRole('table', { name: 'Error groups' }).or(page.getByText('No error groups in this range')).first().waitFor();
   }
   await group.click();
   const frames = page.getByRole('list', { name: 'Symbolicated stack' });
@@ -187,8 +187,13 @@ it('opens an error group’s symbolicated stack', async () => {
   expect(await frames.textContent()).toContain('src/checkout.ts:1:1');
   await page.getByRole('table', { name: `Source maps of release ${release}` }).getByText('https://cdn.example.com/app.min.js').waitFor();
   await shot('errors');
+  // An active subscription for the Overview's charts (granted through the server API).
+  const { serviceCustomerId } = await identify('test', { userId: `browser-user-${run}`, anonymousId: `browser-phone-${run}` });
+  await api(`/v1/server/customers/${serviceCustomerId}/grant`, WEB_TEST_SECRET, { entitlementKey: 'pro', duration: 'P1Y', reason: 'Browser test: an active subscription for the overview' });
   await go('test', 'overview');
-  await main().locator('.chart canvas').waitFor(); // the uPlot chart of events and errors per day
+  await main().locator('.chart canvas').first().waitFor(); // uPlot charts from the reporting services
+  expect(await main().locator('.tile', { hasText: 'active subscriptions now' }).textContent()).toMatch(/^\s*[1-9]/);
+  expect(await main().locator('.tile', { hasText: 'error groups seen in range' }).textContent()).toMatch(/^\s*[1-9]/);
   await shot('overview');
 });
 

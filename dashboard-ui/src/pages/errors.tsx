@@ -1,15 +1,19 @@
 import { inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
-import { Show, Time, useResource } from '../ui';
+import { useState } from 'preact/hooks';
+import { Field, Show, Time, useResource } from '../ui';
 
 interface Group {
   fingerprint: string;
   name: string;
+  type: string | null;
   message: string | null;
+  level: string;
   count: number;
+  customers: number;
   firstSeen: number;
   lastSeen: number;
-  releases: string[];
+  lastRelease: string | null;
 }
 interface Frame {
   raw?: string;
@@ -20,54 +24,81 @@ interface Frame {
   original: { source: string; line: number; column: number; name: string | null } | null;
   reason: string | null;
 }
-interface Sample {
-  eventId: string;
-  name: string;
-  message: string | null;
-  timestamp: number;
-  release: string | null;
-  stack: string | null;
-  customerId: string | null;
-  symbolicated: { release: string; message: string | null; frames: Frame[] } | null;
+interface Detail extends Group {
+  latestSample: { eventId: string; timestamp: number; level: string; release: string | null; message: string | null; serviceCustomerId: string | null; rawStack: string | null; frames: Frame[] } | null;
+}
+interface Page {
+  data: Group[];
+  hasMore: boolean;
+  nextCursor: string | null;
 }
 
 export function ErrorsPage(props: PageProps) {
   const fingerprint = props.args[0] ?? null;
-  const [groups] = useResource<Group[]>(inProject(props.projectId, props.env, '/errors'));
+  const [days, setDays] = useState('30');
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [groups] = useResource<Page>(inProject(props.projectId, props.env, `/errors?days=${days}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`));
   return (
     <section>
       {fingerprint && <SampleView key={fingerprint} page={props} fingerprint={fingerprint} />}
-      <Show resource={groups} empty={(g) => g.length === 0} emptyText="No error events in this environment.">
-        {(list) => (
-          <table aria-label="Error groups">
-            <thead>
-              <tr>
-                <th scope="col">Error</th>
-                <th scope="col">Events</th>
-                <th scope="col">Releases</th>
-                <th scope="col">First seen</th>
-                <th scope="col">Last seen</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((g) => (
-                <tr data-fingerprint={g.fingerprint}>
-                  <td>
-                    <a href={linkTo(props, 'errors', g.fingerprint)}>{g.name}</a>
-                    <div class="muted">{g.message ?? ''}</div>
-                  </td>
-                  <td>{g.count}</td>
-                  <td>{g.releases.join(', ') || '—'}</td>
-                  <td>
-                    <Time ms={g.firstSeen} />
-                  </td>
-                  <td>
-                    <Time ms={g.lastSeen} />
-                  </td>
+      <form class="inline-form" onSubmit={(e) => e.preventDefault()}>
+        <Field label="Last seen within">
+          {(id) => (
+            <select id={id} value={days} onChange={(e) => (setCursor(null), setDays(e.currentTarget.value))}>
+              <option value="7">7 days</option>
+              <option value="30">30 days</option>
+              <option value="90">90 days</option>
+            </select>
+          )}
+        </Field>
+      </form>
+      <Show resource={groups} empty={(g) => g.data.length === 0} emptyText="No error groups in this range.">
+        {(page) => (
+          <>
+            <table aria-label="Error groups">
+              <thead>
+                <tr>
+                  <th scope="col">Error</th>
+                  <th scope="col">Events</th>
+                  <th scope="col">Customers</th>
+                  <th scope="col">Last release</th>
+                  <th scope="col">First seen</th>
+                  <th scope="col">Last seen</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {page.data.map((g) => (
+                  <tr data-fingerprint={g.fingerprint}>
+                    <td>
+                      <a href={linkTo(props, 'errors', g.fingerprint)}>{g.name}</a>
+                      <div class="muted">{[g.type, g.message].filter(Boolean).join(': ')}</div>
+                    </td>
+                    <td>{g.count}</td>
+                    <td>{g.customers}</td>
+                    <td>{g.lastRelease ?? '—'}</td>
+                    <td>
+                      <Time ms={g.firstSeen} />
+                    </td>
+                    <td>
+                      <Time ms={g.lastSeen} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <p class="inline-form">
+              {cursor && (
+                <button type="button" onClick={() => setCursor(null)}>
+                  First page
+                </button>
+              )}
+              {page.hasMore && page.nextCursor && (
+                <button type="button" onClick={() => setCursor(page.nextCursor)}>
+                  Next page
+                </button>
+              )}
+            </p>
+          </>
         )}
       </Show>
     </section>
@@ -75,51 +106,62 @@ export function ErrorsPage(props: PageProps) {
 }
 
 function SampleView({ page, fingerprint }: { page: PageProps; fingerprint: string }) {
-  const [sample] = useResource<Sample>(inProject(page.projectId, page.env, `/errors/${encodeURIComponent(fingerprint)}`));
+  const [detail] = useResource<Detail>(inProject(page.projectId, page.env, `/errors/${encodeURIComponent(fingerprint)}`));
   return (
-    <Show resource={sample}>
-      {(s) => (
-        <article class="card" aria-label="Error sample">
-          <h2>
-            {s.name}: {s.message ?? ''}
-          </h2>
-          <p class="muted">
-            Newest event <code>{s.eventId}</code> at <Time ms={s.timestamp} /> · release {s.release ?? 'unknown'}
-            {s.customerId && (
+    <Show resource={detail}>
+      {(d) => {
+        const s = d.latestSample;
+        return (
+          <article class="card" aria-label="Error sample">
+            <h2>
+              {d.name}: {s?.message ?? d.message ?? ''}
+            </h2>
+            <p class="muted">
+              {d.count} events · {d.customers} customers · first <Time ms={d.firstSeen} /> · last <Time ms={d.lastSeen} />
+            </p>
+            {!s && <p class="empty">No sample is kept for this group (its customer was erased).</p>}
+            {s && (
               <>
-                {' '}
-                · customer <a href={linkTo(page, 'customers', s.customerId)}>{s.customerId}</a>
-              </>
-            )}
-          </p>
-          {!s.stack && <p class="empty">This event carries no stack trace.</p>}
-          {s.stack && !s.symbolicated && <p class="empty">No release on this event, so its stack cannot be symbolicated.</p>}
-          {s.symbolicated && (
-            <ol class="frames" aria-label="Symbolicated stack">
-              {s.symbolicated.frames.map((f) => (
-                <li class={f.original ? 'resolved' : 'unresolved'}>
-                  {f.original ? (
+                <p class="muted">
+                  Latest event <code>{s.eventId}</code> at <Time ms={s.timestamp} /> · release {s.release ?? 'unknown'}
+                  {s.serviceCustomerId && (
                     <>
-                      <strong>{f.original.name ?? f.function ?? '(anonymous)'}</strong> <code>{`${f.original.source}:${f.original.line}:${f.original.column}`}</code>
-                    </>
-                  ) : (
-                    <>
-                      <code>{f.raw ?? `${f.fileUrl}:${f.line}:${f.column}`}</code> <span class="muted">({f.reason?.replace('_', ' ')})</span>
+                      {' '}
+                      · customer <a href={linkTo(page, 'customers', s.serviceCustomerId)}>{s.serviceCustomerId}</a>
                     </>
                   )}
-                </li>
-              ))}
-            </ol>
-          )}
-          {s.release && <ReleaseMaps page={page} release={s.release} />}
-          {s.stack && (
-            <details>
-              <summary>Raw stack</summary>
-              <pre>{s.stack}</pre>
-            </details>
-          )}
-        </article>
-      )}
+                </p>
+                {s.frames.length === 0 ? (
+                  <p class="empty">This event carries no stack trace.</p>
+                ) : (
+                  <ol class="frames" aria-label="Symbolicated stack">
+                    {s.frames.map((f) => (
+                      <li class={f.original ? 'resolved' : 'unresolved'}>
+                        {f.original ? (
+                          <>
+                            <strong>{f.original.name ?? f.function ?? '(anonymous)'}</strong> <code>{`${f.original.source}:${f.original.line}:${f.original.column}`}</code>
+                          </>
+                        ) : (
+                          <>
+                            <code>{f.raw ?? `${f.fileUrl}:${f.line}:${f.column}`}</code> <span class="muted">({f.reason?.replace('_', ' ')})</span>
+                          </>
+                        )}
+                      </li>
+                    ))}
+                  </ol>
+                )}
+                {s.release && <ReleaseMaps page={page} release={s.release} />}
+                {s.rawStack && (
+                  <details>
+                    <summary>Raw stack</summary>
+                    <pre>{s.rawStack}</pre>
+                  </details>
+                )}
+              </>
+            )}
+          </article>
+        );
+      }}
     </Show>
   );
 }

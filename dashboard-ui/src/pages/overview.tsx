@@ -6,11 +6,23 @@ import { Field, Show, useResource } from '../ui';
 
 interface Overview {
   range: { from: number; to: number; days: number };
-  counts: { apps: number; openConflicts: number; webhookEndpoints: number };
-  series: { dayStarts: number[]; events: number[]; errors: number[] };
-  truncated: boolean;
+  counts: { apps: number; openConflicts: number; webhookEndpoints: number; activeSubscribers: number; errorGroups: number; errorGroupsMore: boolean };
+  subscribersByKey: { entitlementKey: string; active: number }[];
+  mrr: { currency: string; amount: number }[];
+  series: { dayStarts: number[]; activeSubscribers: number[]; events: number[]; netRevenue: { currency: string; values: number[] }[] };
 }
 
+const money = (minor: number, currency: string): string => {
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(minor / 100);
+  } catch {
+    return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;
+  }
+};
+
+const COLORS = ['#15803d', '#7c3aed', '#b45309', '#0e7490'];
+
+/** Charts of the reporting services over a chosen range, and the partition's counts. */
 export function OverviewPage(props: PageProps) {
   const [days, setDays] = useState('30');
   const [overview] = useResource<Overview>(inProject(props.projectId, props.env, `/overview?days=${days}`));
@@ -31,23 +43,45 @@ export function OverviewPage(props: PageProps) {
         {(o) => (
           <>
             <div class="tiles">
-              <a class="tile" href={linkTo(props, 'apps')}>
-                <span class="figure">{o.counts.apps}</span> apps
+              <div class="tile">
+                <span class="figure">{o.counts.activeSubscribers}</span> active subscriptions now
+              </div>
+              <div class="tile">
+                <span class="figure">{o.mrr.length ? o.mrr.map((m) => money(m.amount, m.currency)).join(' · ') : '—'}</span> MRR
+              </div>
+              <a class="tile" href={linkTo(props, 'errors')}>
+                <span class="figure">
+                  {o.counts.errorGroups}
+                  {o.counts.errorGroupsMore ? '+' : ''}
+                </span>{' '}
+                error groups seen in range
               </a>
               <a class="tile" href={linkTo(props, 'conflicts')}>
                 <span class="figure">{o.counts.openConflicts}</span> open conflicts
               </a>
+              <a class="tile" href={linkTo(props, 'apps')}>
+                <span class="figure">{o.counts.apps}</span> apps
+              </a>
               <a class="tile" href={linkTo(props, 'webhooks')}>
                 <span class="figure">{o.counts.webhookEndpoints}</span> webhook endpoints
               </a>
-              <a class="tile" href={linkTo(props, 'errors')}>
-                <span class="figure">{o.series.errors.reduce((a, b) => a + b, 0)}</span> errors in range
-              </a>
             </div>
             <article class="card">
-              <h2>Events and errors per day (UTC)</h2>
-              {o.series.events.every((n) => n === 0) ? <p class="empty">No events in this range.</p> : <Chart overview={o} />}
-              {o.truncated && <p class="muted">Counted from the newest 5,000 events of the range.</p>}
+              <h2>Active subscriptions per day (UTC)</h2>
+              {o.subscribersByKey.length > 0 && <p class="muted">Now: {o.subscribersByKey.map((k) => `${k.entitlementKey} ${k.active}`).join(', ')}</p>}
+              {o.series.activeSubscribers.every((n) => n === 0) ? <p class="empty">No active subscriptions in this range.</p> : <Chart label="Active subscriptions" dayStarts={o.series.dayStarts} series={[{ label: 'Active', values: o.series.activeSubscribers, color: COLORS[0] }]} />}
+            </article>
+            <article class="card">
+              <h2>Net revenue per day (UTC)</h2>
+              {o.series.netRevenue.length === 0 ? (
+                <p class="empty">No revenue in this range.</p>
+              ) : (
+                <Chart label="Net revenue" dayStarts={o.series.dayStarts} series={o.series.netRevenue.map((c, i) => ({ label: `${c.currency.toUpperCase()} (minor units)`, values: c.values, color: COLORS[(i + 1) % COLORS.length] }))} />
+              )}
+            </article>
+            <article class="card">
+              <h2>Events per day (UTC)</h2>
+              {o.series.events.every((n) => n === 0) ? <p class="empty">No events in this range.</p> : <Chart label="Events" dayStarts={o.series.dayStarts} series={[{ label: 'Events', values: o.series.events, color: '#2563eb' }]} />}
             </article>
           </>
         )}
@@ -56,7 +90,7 @@ export function OverviewPage(props: PageProps) {
   );
 }
 
-function Chart({ overview }: { overview: Overview }) {
+function Chart({ label, dayStarts, series }: { label: string; dayStarts: number[]; series: { label: string; values: number[]; color: string }[] }) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!host.current) return;
@@ -64,15 +98,15 @@ function Chart({ overview }: { overview: Overview }) {
     const plot = new uPlot(
       {
         width,
-        height: 240,
+        height: 200,
         scales: { x: { time: true } },
-        series: [{}, { label: 'Events', stroke: '#2563eb', width: 2 }, { label: 'Errors', stroke: '#dc2626', width: 2 }],
-        axes: [{}, { label: 'per day' }],
+        series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2 }))],
+        axes: [{}, {}],
       },
-      [overview.series.dayStarts.map((ms) => ms / 1000), overview.series.events, overview.series.errors],
+      [dayStarts.map((ms) => ms / 1000), ...series.map((s) => s.values)],
       host.current,
     );
     return () => plot.destroy();
-  }, [overview]);
-  return <div ref={host} class="chart" role="img" aria-label={`Events and errors per day over ${overview.range.days} days`} />;
+  }, [dayStarts, series]);
+  return <div ref={host} class="chart" role="img" aria-label={`${label} per day over ${dayStarts.length} days`} />;
 }

@@ -10,6 +10,7 @@ import { grantManually, revokeManually } from '../entitlements/manualGrants';
 import type { GrantRecord } from '../entitlements/model';
 import { readCustomerGrantsGuarded } from '../entitlements/projection';
 import { EVENTS, type StoredEvent } from '../events/model';
+import { errorGroupDetail, errorsReport, eventsReport, revenueReport, subscribersReport, type ErrorsReport } from '../reports';
 import { keepSeparate, listConflicts, mergeConflict } from '../identity/conflicts';
 import { eraseAsOperator } from '../identity/forgetService';
 import { inspectCustomer, type CustomerInspection } from '../identity/inspect';
@@ -23,14 +24,12 @@ import { createOperatorSecretWriter, type SecretWriter } from '../secrets/writer
 import { readRailsConfig } from '../rails/config';
 import { describeRails, rootCertificateBase64, setAppleRail, setGoogleRail, setStripeRail, type GoogleRailInput } from '../rails/operatorSettings';
 import { listManifests } from '../sourcemaps/repository';
-import { symbolicate } from '../sourcemaps/resolve';
 import { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
 import { createEndpoint, disableEndpoint, enableEndpoint, listEndpoints, rotateEndpointSecret, type EndpointDeps } from '../webhooks/endpoints';
 import { listDeliveries, replayEvent, sendTestEvent } from '../webhooks/operator';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { actorDetails } from '../audit/operatorActor';
-import { errorGroups, errorSample, type ErrorGroup } from './errorGroups';
 import type { OperatorGrant } from './model';
 
 /**
@@ -70,33 +69,44 @@ export class OperatorConsole {
   // Overview -------------------------------------------------------------------------------
 
   /**
-   * What the Overview shows until the reporting API (issue 14) lands: counts of the partition's
-   * apps, open conflicts and webhook endpoints, and events and errors per UTC day over the range,
-   * counted from the events store (the newest OVERVIEW_SCAN_LIMIT events of the range).
+   * The Overview: the reporting services (reports/index.ts) over the last `days` UTC days — active
+   * subscribers per day and now, revenue per day and MRR, stored events per day, error groups
+   * seen — plus the partition's apps, open conflicts and webhook endpoints.
    */
   async overview(days: number) {
     const now = this.now();
-    const from = startOfUtcDay(now) - (days - 1) * DAY;
-    const [apps, conflicts, endpoints, events] = await Promise.all([
+    const range = { from: startOfUtcDay(now) - (days - 1) * DAY, to: now, granularity: 'day' as const };
+    const [subscribers, revenue, events, errors, apps, conflicts, endpoints] = await Promise.all([
+      subscribersReport(this.scope, range, now),
+      revenueReport(this.scope, range, now),
+      eventsReport(this.scope, range, now),
+      errorsReport(this.scope, { from: range.from, to: now, cursor: null, limit: 100 }),
       this.db.collection('apps').where('projectId', '==', this.grant.projectId).get(),
       listConflicts(this.db, this.grant.projectId, this.grant.env),
       listEndpoints(this.scope, now),
-      this.scope.query(this.scope.collection(EVENTS).where('timestamp', '>=', from).orderBy('timestamp', 'desc').limit(OVERVIEW_SCAN_LIMIT).select('timestamp', 'level')),
     ]);
-    const dayStarts = Array.from({ length: days }, (_, i) => from + i * DAY);
-    const eventsPerDay = dayStarts.map(() => 0);
-    const errorsPerDay = dayStarts.map(() => 0);
-    for (const doc of events.docs) {
-      const index = Math.floor(((doc.get('timestamp') as number) - from) / DAY);
-      if (index < 0 || index >= days) continue;
-      eventsPerDay[index] += 1;
-      if (doc.get('level') === 'error') errorsPerDay[index] += 1;
-    }
+    const dayStarts = Array.from({ length: days }, (_, i) => range.from + i * DAY);
+    const perDay = <T extends { t: number }>(rows: readonly T[], value: (row: T) => number): number[] =>
+      dayStarts.map((t) => rows.filter((r) => r.t === t).reduce((sum, r) => sum + value(r), 0));
+    const currencies = [...new Set(revenue.data.map((r) => r.currency))].sort();
     return {
-      range: { from, to: now, days },
-      counts: { apps: apps.size, openConflicts: conflicts.length, webhookEndpoints: endpoints.length },
-      series: { dayStarts, events: eventsPerDay, errors: errorsPerDay },
-      truncated: events.size >= OVERVIEW_SCAN_LIMIT,
+      range: { from: range.from, to: now, days },
+      counts: {
+        apps: apps.size,
+        openConflicts: conflicts.length,
+        webhookEndpoints: endpoints.length,
+        activeSubscribers: subscribers.totals.reduce((sum, t) => sum + t.active, 0),
+        errorGroups: errors.data.length,
+        errorGroupsMore: errors.hasMore,
+      },
+      subscribersByKey: subscribers.totals,
+      mrr: revenue.mrr,
+      series: {
+        dayStarts,
+        activeSubscribers: perDay(subscribers.series, (r) => r.active),
+        events: perDay(events.data, (r) => r.count),
+        netRevenue: currencies.map((currency) => ({ currency, values: perDay(revenue.data.filter((r) => r.currency === currency), (r) => r.net) })),
+      },
     };
   }
 
@@ -278,16 +288,15 @@ export class OperatorConsole {
 
   // Errors ----------------------------------------------------------------------------------
 
-  errorGroups(): Promise<ErrorGroup[]> {
-    return errorGroups(this.scope);
+  /** Error groups last seen in the range, newest first, a page at a time (reports/errorsReport.ts). */
+  errorGroups(days: number, cursor: string | null): Promise<ErrorsReport> {
+    const now = this.now();
+    return errorsReport(this.scope, { from: startOfUtcDay(now) - (days - 1) * DAY, to: now, cursor, limit: 50 });
   }
 
-  /** The newest event of a fingerprint, its stack symbolicated against its release's source maps. */
-  async errorSample(fingerprint: string) {
-    const sample = await errorSample(this.scope, fingerprint);
-    if (!sample) throw new DomainError('not_found', `No error event with fingerprint ${fingerprint} in this project and environment.`);
-    const symbolicated = sample.release && sample.stack ? await symbolicate(this.scope, sample.release, sample.stack) : null;
-    return { ...sample, symbolicated };
+  /** A group with its latest sample, its stack symbolicated through the release's source maps (reports/errorDetail.ts). */
+  errorGroup(fingerprint: string) {
+    return errorGroupDetail(this.scope, fingerprint);
   }
 
   /** A release's source maps: file URL, size, content hash, upload time (never the map itself). */
@@ -370,8 +379,6 @@ export class OperatorConsole {
     return eventId;
   }
 }
-
-export const OVERVIEW_SCAN_LIMIT = 5000;
 
 const startOfUtcDay = (ms: number): number => ms - (ms % DAY);
 

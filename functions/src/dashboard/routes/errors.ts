@@ -1,16 +1,32 @@
+import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
 import { RELEASE_PATTERN } from '../../sourcemaps/limits';
 import { IN_PROJECT, NO_STORE, reply } from './paths';
 
-/** Errors: groups by fingerprint, and a group's newest sample with its stack symbolicated. */
+/** Errors: groups (from the reporting services), a group's latest sample symbolicated, a release's source maps. */
 
-export const errorGroupsRoute = route({
+export interface ErrorsQuery {
+  days?: '7' | '30' | '90';
+  cursor?: string;
+}
+
+export const errorsQuerySchema: JSONSchemaType<ErrorsQuery> = {
+  type: 'object',
+  required: [],
+  properties: {
+    days: { type: 'string', nullable: true, enum: ['7', '30', '90'] },
+    cursor: { type: 'string', nullable: true, minLength: 1, maxLength: 500 },
+  },
+};
+
+export const errorGroupsRoute = route<unknown, ErrorsQuery>({
   method: 'GET',
   path: `${IN_PROJECT}/errors`,
   key: 'operator',
+  query: errorsQuerySchema,
   cacheControl: NO_STORE,
-  handler: async (ctx) => reply(await ctx.operator.console.errorGroups()),
+  handler: async (ctx) => reply(await ctx.operator.console.errorGroups(Number(ctx.query.days ?? '30'), ctx.query.cursor ?? null)),
 });
 
 export const errorSampleRoute = route({
@@ -21,7 +37,7 @@ export const errorSampleRoute = route({
   handler: async (ctx) => {
     const fingerprint = ctx.params.fingerprint ?? '';
     if (!/^[0-9a-f]{32}$/.test(fingerprint)) throw invalidParam('Not an error fingerprint (32 hex characters).');
-    return reply(await ctx.operator.console.errorSample(fingerprint));
+    return reply(await ctx.operator.console.errorGroup(fingerprint));
   },
 });
 
