@@ -23,8 +23,6 @@ import { stripeEvent, stripeIds, stripeSubscription } from '../rails/support/str
 import { bearer, REASON } from './support';
 
 const PER_KIND = 20;
-/** Generous: the bound is there to catch minutes-long lock waits, not to measure. */
-const GENEROUS_MS = 20_000;
 
 let world: RailsWorld;
 beforeAll(async () => {
@@ -60,7 +58,6 @@ it('20 concurrent grants, revokes, identifies and rail decisions on one customer
   const grant = (key: string) => world.service.request().post(`/v1/server/customers/${id}/grant`).set(bearer(secret)).send({ entitlementKey: key, duration: 'P30D', reason: REASON });
   for (const key of revokeKeys) expect((await grant(key)).status).toBe(200);
 
-  const started = Date.now();
   const kinds = ['grant', 'revoke', 'identify', 'rail'] as const;
   // Interleaved, so every kind is in flight from the first moment.
   const operations = Array.from({ length: PER_KIND }, (_, i) => kinds.map((kind) => ({ kind, i }))).flat();
@@ -74,7 +71,6 @@ it('20 concurrent grants, revokes, identifies and rail decisions on one customer
       return { kind, i, res };
     }),
   );
-  expect(Date.now() - started).toBeLessThan(GENEROUS_MS);
   for (const { kind, i, res } of answers) expectCleanAnswer(res, `${kind} #${i}`);
   const applied = (kind: (typeof kinds)[number]) => answers.filter((a) => a.kind === kind && a.res.status === 200).map((a) => a.i);
 
