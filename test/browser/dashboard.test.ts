@@ -3,7 +3,7 @@
  * playwright-core) against `npm start`'s stack: the one-time local link signs in; an operator
  * creates an app and its keys (the secret shown once), rotates with a chosen grace, revokes and
  * sees the key-activity list; finds a customer, grants and revokes with a reason and sees the
- * audit entry; resolves a conflict side by side; opens an error's symbolicated stack; sends a
+ * audit entry; erases a customer after its id is typed again; resolves a conflict side by side; opens an error's symbolicated stack; sends a
  * webhook test event and replays the delivery; and the
  * environment switch is always visible, test is marked, and a test view never shows live data.
  * With DASHBOARD_SCREENSHOTS=1 each page is saved under docs/dashboard/ (the README shows them).
@@ -148,6 +148,26 @@ it('finds a customer, grants and revokes with a reason, and shows the audit entr
   const entries = page.getByRole('table', { name: 'Audit entries' });
   await entries.locator('tr', { hasText: 'entitlement.revoked_manually' }).waitFor();
   expect(await entries.locator('tr', { hasText: 'entitlement.granted_manually' }).count()).toBe(1);
+});
+
+it('erases a customer only once its id is typed again, audited with the operator', async () => {
+  const { serviceCustomerId } = await identify('test', { userId: `browser-erase-${run}`, anonymousId: `browser-erase-phone-${run}` });
+  await go('test', `customers/${serviceCustomerId}`);
+  await page.getByRole('heading', { name: new RegExp(serviceCustomerId) }).waitFor();
+  const erase = page.getByRole('form', { name: 'Erase this customer' });
+  const button = erase.getByRole('button', { name: 'Erase customer' });
+  await erase.getByLabel('Type the customer id to confirm').fill('cdcust_not_this_one');
+  expect(await button.isDisabled()).toBe(true);
+  await erase.getByLabel('Type the customer id to confirm').fill(serviceCustomerId);
+  await button.click();
+  // Accepted at once (the erasure task finishes it in the background): identifiers gone, the
+  // request audited with the operator, and no grant or erase form offered any more.
+  await page.locator('.state-erasure_pending, .state-erased').waitFor();
+  await page.getByText('No identifiers.').waitFor();
+  const trail = page.getByRole('table', { name: 'Audit entries' });
+  expect(await trail.locator('tr', { hasText: 'customer.erasure_requested' }).textContent()).toContain('local-operator@localhost');
+  expect(await page.getByRole('form', { name: 'Grant an entitlement' }).count()).toBe(0);
+  expect(await page.getByRole('form', { name: 'Erase this customer' }).count()).toBe(0);
 });
 
 it('resolves an identity conflict from the side-by-side review', async () => {
