@@ -16,6 +16,7 @@ import { LocalSecretStore } from '../../functions/src/secrets/store';
 import { LocalSecretWriter } from '../../functions/src/secrets/writer';
 import { linkMigratedUser } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
+import { webhookEventId } from '../../functions/src/webhooks/eventIds';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
 
 let service: TestService;
@@ -147,8 +148,13 @@ describe('conflicts', () => {
     expect((await get('live', '/conflicts')).body.data).toEqual([]);
     expectError(await post('live', `/conflicts/${conflict.conflictId}/resolve`, { decision: 'merge' }), 400, 'invalid_request_error', 'invalid_param_value');
 
+    const enqueued = jest.spyOn(service.deps.tasks, 'enqueue');
     const merged = await post('test', `/conflicts/${conflict.conflictId}/resolve`, { decision: 'merge' });
     expect(merged.body.data).toMatchObject({ decision: 'merged', canonicalCustomerId: user, mergedCustomerIds: [device] });
+    // Its `customer.merged` webhook event fans out at once (not a minute later through the relay).
+    const mergedEventId = webhookEventId(scope, `audit/${merged.body.data.auditEventId}`);
+    expect(enqueued).toHaveBeenCalledWith('webhookFanout', { projectId: project.projectId, env: 'test', eventId: mergedEventId }, { id: mergedEventId });
+    enqueued.mockRestore();
     expect((await audit('test', merged.body.data.auditEventId)).details).toMatchObject({ surface: 'dashboard', operator: 'local-operator@localhost' });
     expect((await get('test', '/conflicts')).body.data.find((c: { conflictId: string }) => c.conflictId === conflict.conflictId)).toBeUndefined();
   });

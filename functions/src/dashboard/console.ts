@@ -246,7 +246,7 @@ export class OperatorConsole {
 
   resolveConflict(conflictId: string, decision: 'merge' | 'keep_separate') {
     const within = { projectId: this.grant.projectId, env: this.grant.env };
-    return decision === 'merge' ? mergeConflict(this.db, conflictId, this.now(), this.actor, within) : keepSeparate(this.db, conflictId, this.now(), this.actor, within);
+    return decision === 'merge' ? mergeConflict(this.db, conflictId, this.now(), this.actor, within, this.ports.tasks) : keepSeparate(this.db, conflictId, this.now(), this.actor, within);
   }
 
   // Rails ----------------------------------------------------------------------------------

@@ -7,7 +7,9 @@ import { MERGE_EVENT_TYPE } from '../entitlements/changeModel';
 import { applyGrantChanges } from '../entitlements/writer';
 import { randomToken } from '../keys/format';
 import { customerMergedEvent } from '../webhooks/customerEvents';
+import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import { appendWebhookEvent } from '../webhooks/outbox';
+import type { TaskQueue } from '../tasks/queue';
 import type { Env } from '../store/env';
 import { EnvScope } from '../store/scope';
 import { inCustomerTurn } from '../store/writeQueue';
@@ -83,15 +85,19 @@ export async function keepSeparate(db: Firestore, id: string, now: number, actor
  * rebuilt from the combined grants, the others become `merged` tombstones pointing at it, and
  * one audit entry records the decision.
  */
-export async function mergeConflict(db: Firestore, id: string, now: number, actor: OperatorActor = CLI_ACTOR, within?: ConflictPartition): Promise<MergeReport> {
+export async function mergeConflict(db: Firestore, id: string, now: number, actor: OperatorActor = CLI_ACTOR, within?: ConflictPartition, tasks?: TaskQueue): Promise<MergeReport> {
   const scope = scopeOf(db, id, within);
   // Every customer of the conflict takes its turn with their other writers on this instance
   // (store/writeQueue.ts); the transaction below re-reads the conflict and decides.
   const named = openConflict(await scope.get(conflictRef(scope, id)), id);
-  return inCustomerTurn(scope, [named.canonicalCustomerId, ...named.otherCustomerIds], () => mergeInTransaction(scope, id, now, actor));
+  const { report, webhookEventIds } = await inCustomerTurn(scope, [named.canonicalCustomerId, ...named.otherCustomerIds], () => mergeInTransaction(scope, id, now, actor));
+  // With a task queue (the dashboard), the merge's webhook events fan out now; without one (the
+  // CLI), the webhook relay fans them out from the outbox a minute later.
+  if (tasks) await dispatchWebhookEvents(tasks, scope, webhookEventIds);
+  return report;
 }
 
-function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: OperatorActor): Promise<MergeReport> {
+function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: OperatorActor): Promise<{ report: MergeReport; webhookEventIds: string[] }> {
   return runIdentityTransaction(scope, async (tx) => {
     const conflict = openConflict(await tx.get(conflictRef(scope, id)), id);
     const canonicalId = conflict.canonicalCustomerId;
@@ -117,7 +123,7 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
     const moved = grants.filter((g) => g.customerId !== canonicalId).map((g) => ({ ...g, customerId: canonicalId }));
     const movedGrants = moved.length;
     const auditEventId = `srv_merge_${randomToken(24)}`;
-    applyGrantChanges(tx, scope, {
+    const applied = applyGrantChanges(tx, scope, {
       customers: all.map((customerId, i) => ({ customerId, projection: projectionSnaps[i], grants: grants.filter((g) => g.customerId === customerId) })),
       changes: moved,
       cause: { kind: 'operator', rail: 'manual', auditEventId, eventType: MERGE_EVENT_TYPE },
@@ -159,9 +165,12 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
       processedAt: now,
       details: { conflictId: id, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, ...actorDetails(actor) },
     });
-    // The outbox: fanned out by the webhook relay (an operator command has no task queue).
-    appendWebhookEvent(tx, scope, customerMergedEvent(scope, { canonicalCustomerId: canonicalId, mergedCustomerIds: others, auditEventId, at: now }));
-    return { conflictId: id, decision: 'merged', canonicalCustomerId: canonicalId, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, auditEventId };
+    const mergedEvent = customerMergedEvent(scope, { canonicalCustomerId: canonicalId, mergedCustomerIds: others, auditEventId, at: now });
+    appendWebhookEvent(tx, scope, mergedEvent);
+    return {
+      report: { conflictId: id, decision: 'merged', canonicalCustomerId: canonicalId, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, auditEventId },
+      webhookEventIds: [mergedEvent.eventId, ...applied.webhookEventIds],
+    };
   });
 }
 
