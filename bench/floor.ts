@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { Firestore } from 'firebase-admin/firestore';
+import type { DocumentReference, Firestore } from 'firebase-admin/firestore';
 
 /**
  * The floors, in the server's process so that their CPU is measured as the server's is: a bare
@@ -59,11 +59,7 @@ export function eventsStoreFloor(db: Firestore): () => Promise<boolean> {
  * and key, then the projection; the server read is [3]: key, customer and projection).
  */
 export async function readsStoreFloor(db: Firestore, rounds: number[]): Promise<() => Promise<boolean>> {
-  const root = `bench-store-floor/${randomUUID()}`;
-  const refs = rounds.map((size, round) => Array.from({ length: size }, (_, i) => db.doc(`${root}/round${round}/doc${i}`)));
-  const batch = db.batch();
-  for (const ref of refs.flat()) batch.set(ref, { status: 'active', entitlements: { pro: { active: true, expiresAt: Date.now() + 86_400_000 } } });
-  await batch.commit();
+  const refs = await seedReadDocuments(db, `bench-store-floor/${randomUUID()}`, rounds);
   return async () => {
     for (const round of refs) {
       const snapshots = await db.getAll(...round);
@@ -73,20 +69,23 @@ export async function readsStoreFloor(db: Firestore, rounds: number[]): Promise<
   };
 }
 
+/** `rounds` groups of small existing documents (a projection's size), in collections `{root}/{name}{round}`, for the read floors. */
+async function seedReadDocuments(db: Firestore, root: string, rounds: number[], name = 'round'): Promise<DocumentReference[][]> {
+  const refs = rounds.map((size, round) => Array.from({ length: size }, (_, i) => db.doc(`${root}/${name}${round}/doc${i}`)));
+  const batch = db.batch();
+  for (const ref of refs.flat()) batch.set(ref, { status: 'active', entitlements: { pro: { active: true, expiresAt: Date.now() + 86_400_000 } } });
+  await batch.commit();
+  return refs;
+}
+
 /** The store work of each `/store/…` floor route, on documents seeded at first use. */
 function storeWorkFloors(db: Firestore): Record<string, (body: Buffer) => Promise<unknown>> {
   const root = `bench-store-floor/${randomUUID()}`;
-  const seeded = new Map<string, Promise<FirebaseFirestore.DocumentReference[][]>>();
+  const seeded = new Map<string, Promise<DocumentReference[][]>>();
   const docs = (name: string, rounds: number[]) => {
     let ready = seeded.get(name);
     if (!ready) {
-      ready = (async () => {
-        const refs = rounds.map((size, round) => Array.from({ length: size }, (_, i) => db.doc(`${root}/${name}${round}/doc${i}`)));
-        const batch = db.batch();
-        for (const ref of refs.flat()) batch.set(ref, { status: 'active', entitlements: { pro: { active: true, expiresAt: Date.now() + 86_400_000 } } });
-        await batch.commit();
-        return refs;
-      })();
+      ready = seedReadDocuments(db, root, rounds, name);
       seeded.set(name, ready);
     }
     return ready;

@@ -114,6 +114,8 @@ async function main(): Promise<void> {
         scenario.paced ? drivePaced(url, request, { ...scenario.paced, seconds }) : drive(url, request, scenario.connections ?? 10, seconds),
       );
       const backlog = await bench.drain();
+      // A floor that fails answers fast and cheap: its figures would flatter every route beside it.
+      if (scenario.servedByFloor && result.non2xx > 0) throw new Error(`${scenario.name}: the floor answered ${result.non2xx} of ${result.total} requests with a non-2xx status`);
       if (!scenario.servedByFloor) cpuRatios.push(perRequest / floorCpu);
       if (scenario.cpuPair) cpuPairs.set(scenario.cpuPair, { ...cpuPairs.get(scenario.cpuPair), [scenario.servedByFloor ? 'floor' : 'server']: perRequest });
       const trips = scenario.servedByFloor
