@@ -90,3 +90,20 @@ describe('query parameters', () => {
     expect(res.body.error.message).toContain(field);
   });
 });
+
+describe('query parameters of the customers route (a key with reporting:identity)', () => {
+  let identityKey: string;
+  beforeAll(async () => {
+    identityKey = await keyWith(['reporting:identity'], true);
+  });
+  it.each([
+    ['/v1/reports/customers?limit=abc', 'limit'],
+    ['/v1/reports/customers?limit=101', 'limit'],
+    ['/v1/reports/customers?cursor=%25%25', 'cursor'],
+    ['/v1/reports/customers?from=1', 'from'],
+  ])('%s is 400 invalid_param_value naming %s', async (path, field) => {
+    const res = await get(path, identityKey);
+    expectError(res, 400, 'invalid_request_error', 'invalid_param_value');
+    expect(res.body.error.message).toContain(field);
+  });
+});

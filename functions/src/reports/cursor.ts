@@ -27,6 +27,9 @@ export const pageQueryProperties = {
   limit: { type: 'string', pattern: '^(?:[1-9][0-9]?|100)$', nullable: true, 'x-invalid': `an integer from 1 to ${MAX_PAGE_SIZE}` },
 } as const;
 
+/** The page size of a validated query (`pageQueryProperties`): its `limit`, else the default. */
+export const pageSizeOf = (query: { limit?: string }): number => (query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit));
+
 /** A page size from a caller (the dashboard passes numbers): 1–MAX_PAGE_SIZE, else `invalid_argument`. */
 export function checkPageSize(limit: number): number {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw new DomainError('invalid_argument', `Invalid value for \`limit\`: an integer from 1 to ${MAX_PAGE_SIZE}.`);

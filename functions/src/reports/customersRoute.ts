@@ -1,6 +1,6 @@
 import type { JSONSchemaType } from 'ajv';
 import { route } from '../http/route';
-import { DEFAULT_PAGE_SIZE, pageQueryProperties } from './cursor';
+import { pageQueryProperties, pageSizeOf } from './cursor';
 import { customersReport } from './customersReport';
 
 interface CustomersQuery {
@@ -27,7 +27,6 @@ export const customersRoute = route<unknown, CustomersQuery>({
   cacheControl: 'private, no-store',
   query: customersQuerySchema,
   handler: async (ctx) => {
-    const limit = ctx.query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(ctx.query.limit);
-    return { body: await customersReport(ctx.scope, { cursor: ctx.query.cursor ?? null, limit }, ctx.deps.clock.now()) };
+    return { body: await customersReport(ctx.scope, { cursor: ctx.query.cursor ?? null, limit: pageSizeOf(ctx.query) }, ctx.deps.clock.now()) };
   },
 });

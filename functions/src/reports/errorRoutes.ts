@@ -1,6 +1,6 @@
 import type { JSONSchemaType } from 'ajv';
 import { route } from '../http/route';
-import { DEFAULT_PAGE_SIZE, pageQueryProperties } from './cursor';
+import { pageQueryProperties, pageSizeOf } from './cursor';
 import { errorGroupDetail } from './errorDetail';
 import { errorsReport } from './errorsReport';
 import { parseRange, rangeQueryProperties } from './range';
@@ -28,8 +28,7 @@ export const errorsRoute = route<unknown, ErrorsQuery>({
   query: errorsQuerySchema,
   handler: async (ctx) => {
     const range = parseRange({ from: ctx.query.from, to: ctx.query.to }, ctx.deps.clock.now());
-    const limit = ctx.query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(ctx.query.limit);
-    return { body: await errorsReport(ctx.scope, { from: range.from, to: range.to, cursor: ctx.query.cursor ?? null, limit }) };
+    return { body: await errorsReport(ctx.scope, { from: range.from, to: range.to, cursor: ctx.query.cursor ?? null, limit: pageSizeOf(ctx.query) }) };
   },
 });
 

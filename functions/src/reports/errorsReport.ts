@@ -79,7 +79,7 @@ export async function errorsReport(scope: EnvScope, input: ErrorsPageInput): Pro
 }
 
 /** The groups' summaries with their counts summed over shards (one getAll). */
-export async function withCounts(scope: EnvScope, groups: readonly DocumentSnapshot[]): Promise<ErrorGroupSummary[]> {
+async function withCounts(scope: EnvScope, groups: readonly DocumentSnapshot[]): Promise<ErrorGroupSummary[]> {
   const shardRefs = groups.flatMap((g) => Array.from({ length: GROUP_SHARDS }, (_, s) => scope.doc(ERROR_GROUP_SHARDS, groupShardId(g.id, s))));
   const shards = shardRefs.length > 0 ? await scope.getAll(...shardRefs) : [];
   return groups.map((group, i) => {

@@ -10,7 +10,7 @@ import { shardOf } from './shards';
  *
  * - `events` per event name per hour of the event's `timestamp`: added by the identity-resolution
  *   task in the commit that stores the events, for events stored for the first time only, so a
- *   retried batch never counts twice (errorGroups.ts reads whether each event exists);
+ *   retried batch never counts twice (storedEventRollups.ts reads whether each event exists);
  * - `throttled` (events beyond the tokens the bucket granted) and `dropped` (those of them that
  *   did not land) per hour of receipt: added to the request's own commit when a batch is partly
  *   throttled, so the request path keeps its one read and one commit. A batch refused whole

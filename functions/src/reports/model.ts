@@ -1,7 +1,7 @@
 /**
  * Rollup collections, under the partition (`projects/{p}/envs/{env}/…`, EnvScope), and their
  * shard counts. Document ids: `y2026_s`, `m202611_s`, `d20261123_s` (s = shard); see
- * rollupWrite.ts for the fields. Error groups: errorGroups.ts.
+ * rollupWrite.ts for the fields. Error groups: errorGroupModel.ts.
  */
 export const SUBSCRIBER_ROLLUPS = 'reportSubscribers';
 export const REVENUE_ROLLUPS = 'reportRevenue';

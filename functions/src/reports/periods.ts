@@ -1,4 +1,4 @@
-import { DAY, HOUR } from '../clock';
+import { HOUR } from '../clock';
 
 /**
  * UTC time buckets of the rollups. A rollup records each figure in the hour it belongs to, inside
@@ -33,6 +33,3 @@ export function periodKeys(hour: number): PeriodKeys {
   const d = pad(date.getUTCDate(), 2);
   return { year: `y${y}`, month: `m${y}${m}`, day: `d${y}${m}${d}`, hour: pad(date.getUTCHours(), 2) };
 }
-
-export const dayStart = (ms: number): number => Math.floor(ms / DAY) * DAY;
-export const hourStart = (ms: number): number => Math.floor(ms / HOUR) * HOUR;

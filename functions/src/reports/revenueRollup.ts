@@ -18,7 +18,7 @@ import { shardOf } from './shards';
  *   per currency as a difference array (+share when a paid period starts, −share when it ends; a
  *   full refund ends it at the refund), kept in month and year documents too.
  */
-export const REVENUE_CLAIMS = 'revenueClaims';
+const REVENUE_CLAIMS = 'revenueClaims';
 
 interface PaymentClaim {
   rail: string;

@@ -1,4 +1,3 @@
-import { hourOf } from './periods';
 import { periodHours, periodStarts, type ReportRange } from './range';
 
 /**
@@ -37,5 +36,3 @@ export function levelAt(base: number, hourly: ReadonlyMap<number, number> | unde
   if (hourly) for (const [h, amount] of hourly) if (h <= hour) total += amount;
   return total;
 }
-
-export const currentHour = (now: number): number => hourOf(now);
