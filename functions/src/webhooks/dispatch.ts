@@ -8,7 +8,7 @@ import { outboxLogs } from './outboxLogs';
  * enqueue is logged, not thrown: the change is committed and its event is in the outbox, where
  * the relay (relay.ts) finds it while `fannedOutAt` is still null.
  */
-export const WEBHOOK_FANOUT_QUEUE = 'webhookFanout';
+const WEBHOOK_FANOUT_QUEUE = 'webhookFanout';
 
 export interface FanoutTaskPayload {
   projectId: string;
