@@ -1,4 +1,4 @@
-import type { Env } from '../store/env';
+import { isEnv, type Env } from '../store/env';
 import type { TaskQueue } from '../tasks/queue';
 import { outboxLogs } from './outboxLogs';
 
@@ -33,7 +33,7 @@ export function isFanoutPayload(value: Record<string, unknown>): value is Record
   return (
     typeof value.projectId === 'string' &&
     /^[A-Za-z0-9_-]{1,128}$/.test(value.projectId) &&
-    (value.env === 'test' || value.env === 'live') &&
+    isEnv(value.env) &&
     typeof value.eventId === 'string' &&
     /^evt_[A-Za-z0-9_-]{1,100}$/.test(value.eventId)
   );
