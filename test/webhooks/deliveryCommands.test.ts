@@ -6,9 +6,7 @@
  * every attempt; refusals are the operator's errors. Locally without a queue service, the CLI
  * makes the first attempt itself and shows its outcome.
  */
-import type { CommandContext, Values } from '../../functions/src/cli/command';
 import { commandHelp } from '../../functions/src/cli/help';
-import { OperatorError } from '../../functions/src/cli/operatorError';
 import { COMMANDS } from '../../functions/src/cli/registry';
 import { LocalSecretStore, secretEnvVarName } from '../../functions/src/secrets/store';
 import { LocalSecretWriter } from '../../functions/src/secrets/writer';
@@ -17,6 +15,7 @@ import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
 import { deliveryTaskId, type WebhookEventRecord } from '../../functions/src/webhooks/eventModel';
 import { signingSecretRef } from '../../functions/src/webhooks/signingSecret';
 import { createTestService, type TestService } from '../support/harness';
+import { operatorCommands } from '../support/operatorCommands';
 import { addEndpoint, enqueueDelivery, lastV1Verifies, newProject, Receiver, recordEvent, secretsFile } from './deliverySupport';
 
 const file = secretsFile();
@@ -24,23 +23,10 @@ let service: TestService;
 let receiver: Receiver;
 let useQueue = true;
 
-const ctx = (): CommandContext => ({ db: service.deps.db, clock: service.clock, stdin: async () => '', secrets: new LocalSecretWriter(file), ...(useQueue ? { tasks: service.tasks } : {}) });
-
-async function tessera(name: string, values: Values): Promise<any> {
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new Error(`no command ${name}`);
-  return command.run(values, ctx());
-}
-
-async function tesseraFails(name: string, values: Values): Promise<OperatorError> {
-  try {
-    await tessera(name, values);
-  } catch (err) {
-    if (err instanceof OperatorError) return err;
-    throw err;
-  }
-  throw new Error(`expected ${name} to fail`);
-}
+const { tessera, tesseraFails } = operatorCommands(
+  () => service,
+  () => ({ secrets: new LocalSecretWriter(file), ...(useQueue ? { tasks: service.tasks } : {}) }),
+);
 
 const seconds = () => Math.floor(service.clock.now() / 1000);
 

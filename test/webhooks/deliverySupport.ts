@@ -113,7 +113,7 @@ export interface QueuedTask {
 }
 
 /** Records tasks (de-duplicated by id, as Cloud Tasks does); the test runs them one by one through the handler table. */
-export class SteppingQueue implements TaskQueue {
+class SteppingQueue implements TaskQueue {
   readonly queued: QueuedTask[] = [];
   readonly ids: string[] = [];
   deps: RootDeps | null = null;
@@ -187,7 +187,7 @@ export async function recordEvent(deps: RootDeps, projectId: string, env: Env, t
   return record;
 }
 
-export const deliveryTask = (projectId: string, env: Env, eventId: string, endpointId: string) => ({ projectId, env, eventId, endpointId });
+const deliveryTask = (projectId: string, env: Env, eventId: string, endpointId: string) => ({ projectId, env, eventId, endpointId });
 
 /** Enqueues the event's delivery to an endpoint, as the fan-out does. */
 export function enqueueDelivery(tasks: TaskQueue, projectId: string, env: Env, eventId: string, endpointId: string): Promise<EnqueueResult> {

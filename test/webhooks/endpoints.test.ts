@@ -9,9 +9,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CommandContext, Values } from '../../functions/src/cli/command';
 import { OperatorError } from '../../functions/src/cli/operatorError';
-import { COMMANDS } from '../../functions/src/cli/registry';
 import { HOUR } from '../../functions/src/clock';
 import type { AuditEntry } from '../../functions/src/audit/model';
 import { LocalSecretStore } from '../../functions/src/secrets/store';
@@ -21,6 +19,7 @@ import { EnvScope } from '../../functions/src/store/scope';
 import type { WebhookEndpointRecord } from '../../functions/src/webhooks/model';
 import { activeSecretRefs } from '../../functions/src/webhooks/signingSecret';
 import { createTestService, seedProject, type SeededProject, type TestService } from '../support/harness';
+import { operatorCommands } from '../support/operatorCommands';
 
 let service: TestService;
 let project: SeededProject;
@@ -28,23 +27,10 @@ const secretsFile = join(mkdtempSync(join(tmpdir(), 'tessera-webhooks-')), 'secr
 const secretStore = new LocalSecretStore({ file: secretsFile, environment: {} });
 const PUBLIC_URL = 'https://93.184.215.14/tessera/hooks';
 
-const ctx = (): CommandContext => ({ db: service.deps.db, clock: service.clock, stdin: async () => '', secrets: new LocalSecretWriter(secretsFile) });
-
-async function tessera(name: string, values: Values): Promise<any> {
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new Error(`no command ${name}`);
-  return command.run(values, ctx());
-}
-
-async function tesseraFails(name: string, values: Values): Promise<OperatorError> {
-  try {
-    await tessera(name, values);
-  } catch (err) {
-    if (err instanceof OperatorError) return err;
-    throw err;
-  }
-  throw new Error(`expected ${name} to fail`);
-}
+const { tessera, tesseraFails } = operatorCommands(
+  () => service,
+  () => ({ secrets: new LocalSecretWriter(secretsFile) }),
+);
 
 const storedSecrets = (): Record<string, string> => {
   try {

@@ -14,7 +14,7 @@ import { dueExpiries, recordExpiries } from './writer';
  * that committed first moved the end (nothing is due any more), and one that commits after
  * conflicts on the projection and is recorded after the expiry (as a new grant).
  */
-export const EXPIRY_EVENT_TYPE = 'entitlement.expired';
+const EXPIRY_EVENT_TYPE = 'entitlement.expired';
 
 /** Records the customer's due ends at `now`; returns the webhook event ids written (none when nothing was due). */
 export async function recordDueExpiries(scope: EnvScope, customerId: string, now: number): Promise<string[]> {

@@ -201,19 +201,14 @@ export function recordExpiries(tx: Transaction, scope: EnvScope, input: Expiries
     const entitlement = due.get(key);
     if (!entitlement || entitlement.validUntil === null) throw new Error(`recordExpiries: ${customerId} ${key} is not due to expire`);
     sequence += 1;
-    records.push({
-      changeId: changeRecordId(customerId, sequence),
-      projectId: scope.projectId,
-      env: scope.env,
-      customerId,
-      key,
-      sequence,
-      before: toPublicEntitlement(entitlement, entitlement.validUntil - 1),
-      after: toPublicEntitlement(entitlement, now),
-      cause,
-      changedAt: now,
-      expiresAt: Timestamp.fromMillis(auditExpiry(now)),
-    });
+    records.push(
+      changeRecord(scope, customerId, key, sequence, {
+        before: toPublicEntitlement(entitlement, entitlement.validUntil - 1),
+        after: toPublicEntitlement(entitlement, now),
+        cause,
+        now,
+      }),
+    );
   }
   const projections = new Map<string, ProjectionDoc>();
   if (records.length === 0 || !before) return { projections, records, webhookEventIds };
@@ -263,21 +258,39 @@ function changeRecords(
     const to = after[key] ?? null;
     if (samePublicState(from, to)) continue;
     sequence += 1;
-    records.push({
-      changeId: changeRecordId(customerId, sequence),
-      projectId: scope.projectId,
-      env: scope.env,
-      customerId,
-      key,
-      sequence,
-      before: publicOf(from, now),
-      after: publicOf(to, now),
-      cause: typeof cause === 'function' ? cause(key) : cause,
-      changedAt: now,
-      expiresAt: Timestamp.fromMillis(auditExpiry(now)),
-    });
+    records.push(
+      changeRecord(scope, customerId, key, sequence, {
+        before: publicOf(from, now),
+        after: publicOf(to, now),
+        cause: typeof cause === 'function' ? cause(key) : cause,
+        now,
+      }),
+    );
   }
   return records;
+}
+
+/** The one shape of a change record: numbered in the customer's sequence, kept as long as its audit entry. */
+function changeRecord(
+  scope: EnvScope,
+  customerId: string,
+  key: string,
+  sequence: number,
+  change: Pick<EntitlementChange, 'before' | 'after' | 'cause'> & { now: number },
+): EntitlementChange {
+  return {
+    changeId: changeRecordId(customerId, sequence),
+    projectId: scope.projectId,
+    env: scope.env,
+    customerId,
+    key,
+    sequence,
+    before: change.before,
+    after: change.after,
+    cause: change.cause,
+    changedAt: change.now,
+    expiresAt: Timestamp.fromMillis(auditExpiry(change.now)),
+  };
 }
 
 /** Same presence, end and source: nothing a reader or a notification would tell apart. */

@@ -26,7 +26,7 @@ export const LOCAL_TASK_CONCURRENCY = 2;
  * while the receiver answers (up to 10 s), so two slow receivers would stall every other
  * delivery at 2. Ten at once still leaves the one local store room for requests.
  */
-export const LOCAL_QUEUE_CONCURRENCY: Partial<Record<QueueName, number>> = { webhookDelivery: 10 };
+const LOCAL_QUEUE_CONCURRENCY: Partial<Record<QueueName, number>> = { webhookDelivery: 10 };
 
 /**
  * Local stand-in for Cloud Tasks with the same semantics: de-duplication by task id (for the

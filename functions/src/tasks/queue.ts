@@ -40,7 +40,7 @@ export const RETRY_POLICY = {
  * schedules the next one itself, with jitter, see webhooks/README.md); a throw means our side
  * failed (store, secret store), and is retried for as long as a delivery may take: 3 days.
  */
-export const WEBHOOK_DELIVERY_RETRY_POLICY: RetryPolicy = {
+const WEBHOOK_DELIVERY_RETRY_POLICY: RetryPolicy = {
   maxAttempts: 100,
   minBackoffSeconds: 30,
   maxBackoffSeconds: 3600,

@@ -6,13 +6,13 @@ import type { Lookup } from './destination';
  * long to wait before the next: Stripe's rules (retries for up to 3 days with exponential
  * backoff, endpoints disabled after persistent failure).
  */
-export const ATTEMPT_TIMEOUT_MS = 10 * SECOND;
+const ATTEMPT_TIMEOUT_MS = 10 * SECOND;
 /** A delivery is retried until this long after its first attempt, then marked failed. */
 export const RETRY_WINDOW_MS = 3 * DAY;
 /** An endpoint whose every attempt has failed for this long is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 3 * DAY;
 
-export const FIRST_RETRY_SECONDS = 30;
+const FIRST_RETRY_SECONDS = 30;
 export const MAX_RETRY_SECONDS = 4 * 3600;
 
 /**

@@ -1,4 +1,4 @@
-import type { Env } from '../store/env';
+import { isEnv, type Env } from '../store/env';
 import type { TaskQueue } from '../tasks/queue';
 import { outboxLogs } from './outboxLogs';
 
@@ -8,7 +8,7 @@ import { outboxLogs } from './outboxLogs';
  * enqueue is logged, not thrown: the change is committed and its event is in the outbox, where
  * the relay (relay.ts) finds it while `fannedOutAt` is still null.
  */
-export const WEBHOOK_FANOUT_QUEUE = 'webhookFanout';
+const WEBHOOK_FANOUT_QUEUE = 'webhookFanout';
 
 export interface FanoutTaskPayload {
   projectId: string;
@@ -33,7 +33,7 @@ export function isFanoutPayload(value: Record<string, unknown>): value is Record
   return (
     typeof value.projectId === 'string' &&
     /^[A-Za-z0-9_-]{1,128}$/.test(value.projectId) &&
-    (value.env === 'test' || value.env === 'live') &&
+    isEnv(value.env) &&
     typeof value.eventId === 'string' &&
     /^evt_[A-Za-z0-9_-]{1,100}$/.test(value.eventId)
   );

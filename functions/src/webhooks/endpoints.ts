@@ -27,7 +27,7 @@ import { mintSigningSecret, signingSecretRef } from './signingSecret';
  */
 
 export const DEFAULT_SECRET_GRACE_MS = 24 * HOUR;
-export const MAX_SECRET_GRACE_MS = 7 * DAY;
+const MAX_SECRET_GRACE_MS = 7 * DAY;
 
 export interface EndpointDeps {
   secrets: SecretWriter;
@@ -65,7 +65,7 @@ export interface EndpointView {
 
 export const endpointRef = (scope: EnvScope, endpointId: string) => scope.doc(WEBHOOK_ENDPOINTS, endpointId);
 
-export function toEndpointView(record: WebhookEndpointRecord, now: number): EndpointView {
+function toEndpointView(record: WebhookEndpointRecord, now: number): EndpointView {
   const previous = record.previousSecret && record.previousSecret.expiresAt > now ? record.previousSecret : null;
   return {
     endpointId: record.endpointId,
@@ -84,7 +84,7 @@ export function toEndpointView(record: WebhookEndpointRecord, now: number): Endp
   };
 }
 
-export function parseEventTypes(types: string[]): WebhookEventType[] {
+function parseEventTypes(types: string[]): WebhookEventType[] {
   const unique = [...new Set(types)];
   for (const type of unique) {
     if (type === TEST_EVENT_TYPE) throw new DomainError('invalid_argument', `${TEST_EVENT_TYPE} is sent to an endpoint whenever asked for, whatever its event types; do not subscribe to it.`);
@@ -109,7 +109,7 @@ async function withNewSecret<T>(secrets: SecretWriter, ref: string, value: strin
 type EndpointAction = 'created' | 'disabled' | 'enabled' | 'secret_rotated';
 
 /** Who disables an endpoint other than an operator: the delivery, on a 410 or after 3 days of failures. */
-export const DELIVERY_SURFACE = 'delivery';
+const DELIVERY_SURFACE = 'delivery';
 
 function auditEndpointChange(tx: Transaction, scope: EnvScope, deps: Pick<EndpointDeps, 'now' | 'surface' | 'operator'>, action: EndpointAction, record: WebhookEndpointRecord, from: string | null, reason: string, details: Record<string, unknown> = {}): string {
   const eventId = newServerEventId('webhook');

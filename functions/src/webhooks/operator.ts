@@ -25,11 +25,11 @@ export interface OperatorDeliveryDeps {
 /** A delivery record as listed: times in Unix milliseconds. */
 export type DeliveryView = Omit<DeliveryRecord, 'expiresAt'> & { expiresAt: number };
 
-export const toDeliveryView = (record: DeliveryRecord): DeliveryView => ({ ...record, expiresAt: record.expiresAt.toMillis() });
+const toDeliveryView = (record: DeliveryRecord): DeliveryView => ({ ...record, expiresAt: record.expiresAt.toMillis() });
 
-export const newEventId = (): string => `evt_${randomToken(24)}`;
+const newEventId = (): string => `evt_${randomToken(24)}`;
 
-export function requireEventId(value: string): string {
+function requireEventId(value: string): string {
   if (!isWebhookEventId(value)) throw new DomainError('invalid_argument', `'${value.slice(0, 80)}' is not a webhook event id (evt_…).`);
   return value;
 }
