@@ -129,3 +129,26 @@ export const AuditLink = ({ eventId, base }: { eventId: string | null | undefine
       audit {eventId}
     </a>
   ) : null;
+
+/** The graces both rotations accept (an API key's and a webhook endpoint's signing secret). */
+const GRACES = [
+  ['1h', '1 hour'],
+  ['24h', '24 hours'],
+  ['7d', '7 days'],
+  ['0', 'None — the old one stops now'],
+] as const;
+export type Grace = (typeof GRACES)[number][0];
+
+/** How long a rotated credential keeps working; `defaultGrace` is the server's default for that rotation, marked as such. */
+export function GraceSelect(props: { label: string; hideLabel?: boolean; defaultGrace: Grace; value: string; onChange: (grace: string) => void }) {
+  return (
+    <label>
+      <span class={props.hideLabel ? 'visually-hidden' : undefined}>{props.label}</span>{' '}
+      <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        {GRACES.map(([value, text]) => (
+          <option value={value}>{value === props.defaultGrace ? `${text} (default)` : text}</option>
+        ))}
+      </select>
+    </label>
+  );
+}

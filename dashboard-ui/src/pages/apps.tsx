@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call, inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
-import { AuditLink, ErrorBox, Field, OnceSecret, Show, Time, useAction, useResource } from '../ui';
+import { AuditLink, ErrorBox, Field, GraceSelect, OnceSecret, Show, Time, useAction, useResource } from '../ui';
 
 interface KeyRow {
   id: string;
@@ -34,13 +34,6 @@ interface App {
   keys: KeyRow[];
   activity: Activity[];
 }
-
-const GRACES = [
-  ['7d', '7 days (default)'],
-  ['24h', '24 hours'],
-  ['1h', '1 hour'],
-  ['0', 'None — the old key stops now'],
-] as const;
 
 export function AppsPage(props: PageProps) {
   const [apps, reload] = useResource<App[]>(inProject(props.projectId, props.env, '/apps'));
@@ -222,14 +215,7 @@ function KeyRowView({ row, page, onChanged, onSecret }: { row: KeyRow; page: Pag
         <td class="actions">
           {row.state === 'active' && (
             <>
-              <label>
-                <span class="visually-hidden">Grace for rotating {row.id}</span>
-                <select value={grace} onChange={(e) => setGrace(e.currentTarget.value)} aria-label={`Grace for rotating ${row.id}`}>
-                  {GRACES.map(([value, label]) => (
-                    <option value={value}>{label}</option>
-                  ))}
-                </select>
-              </label>
+              <GraceSelect label={`Grace for rotating ${row.id}`} hideLabel defaultGrace="7d" value={grace} onChange={setGrace} />
               <button
                 type="button"
                 disabled={rotate.busy}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call, inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
-import { AuditLink, ErrorBox, Field, OnceSecret, Show, Time, useAction, useResource } from '../ui';
+import { AuditLink, ErrorBox, Field, GraceSelect, OnceSecret, Show, Time, useAction, useResource } from '../ui';
 
 interface Endpoint {
   endpointId: string;
@@ -104,15 +104,7 @@ function EndpointCard({ endpoint, page, onChanged, onSecret }: { endpoint: Endpo
           <button type="button" disabled={toggle.busy} onClick={async () => (await toggle.act()) && onChanged()}>
             {endpoint.enabled ? 'Disable' : 'Enable'}
           </button>
-          <label>
-            Grace for the old secret{' '}
-            <select value={grace} onChange={(e) => setGrace(e.currentTarget.value)}>
-              <option value="24h">24 hours</option>
-              <option value="1h">1 hour</option>
-              <option value="7d">7 days</option>
-              <option value="0">None</option>
-            </select>
-          </label>
+          <GraceSelect label="Grace for the old secret" defaultGrace="24h" value={grace} onChange={setGrace} />
           <button
             type="button"
             disabled={rotate.busy}

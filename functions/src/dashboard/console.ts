@@ -29,7 +29,7 @@ import type { TaskQueue } from '../tasks/queue';
 import { createEndpoint, disableEndpoint, enableEndpoint, listEndpoints, rotateEndpointSecret, type EndpointDeps } from '../webhooks/endpoints';
 import { listDeliveries, replayEvent, sendTestEvent } from '../webhooks/operator';
 import { appendAudit, newServerEventId } from '../audit/append';
-import { actorDetails } from '../audit/operatorActor';
+import { operatorChangeEntry } from '../audit/operatorActor';
 import type { OperatorGrant } from './model';
 
 /**
@@ -359,22 +359,7 @@ export class OperatorConsole {
     const eventId = newServerEventId('webhook');
     const now = this.now();
     await this.scope.runTransaction(async (tx) => {
-      appendAudit(tx, this.scope, {
-        eventId,
-        rail: 'manual',
-        eventType: `webhook_delivery.${action}`,
-        customerId: null,
-        subscriptionId: null,
-        decision: 'applied',
-        reason,
-        fromState: null,
-        toState: null,
-        signatureVerified: false,
-        reconciledWithProvider: false,
-        rawEventReceivedAt: now,
-        processedAt: now,
-        details: { ...details, ...actorDetails(this.actor) },
-      });
+      appendAudit(tx, this.scope, operatorChangeEntry({ eventId, eventType: `webhook_delivery.${action}`, reason, fromState: null, toState: null, now, actor: this.actor, details }));
     });
     return eventId;
   }

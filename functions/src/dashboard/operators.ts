@@ -1,6 +1,6 @@
 import type { Firestore, Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
-import { actorDetails, type OperatorActor } from '../audit/operatorActor';
+import { operatorChangeEntry, type OperatorActor } from '../audit/operatorActor';
 import { DomainError } from '../errors/domain';
 import { getProject } from '../projects/repository';
 import { ENVS } from '../store/env';
@@ -73,22 +73,7 @@ export async function projectsOfOperator(db: Firestore, email: string): Promise<
 function auditOperatorChange(db: Firestore, tx: Transaction, projectId: string, actor: OperatorActor, now: number, eventType: string, reason: string, from: string | null, to: string | null, details: Record<string, unknown>): string {
   const eventId = newServerEventId('operator');
   for (const env of ENVS) {
-    appendAudit(tx, new EnvScope(db, projectId, env), {
-      eventId,
-      rail: 'manual',
-      eventType,
-      customerId: null,
-      subscriptionId: null,
-      decision: 'applied',
-      reason,
-      fromState: from,
-      toState: to,
-      signatureVerified: false,
-      reconciledWithProvider: false,
-      rawEventReceivedAt: now,
-      processedAt: now,
-      details: { ...details, ...actorDetails(actor) },
-    });
+    appendAudit(tx, new EnvScope(db, projectId, env), operatorChangeEntry({ eventId, eventType, reason, fromState: from, toState: to, now, actor, details }));
   }
   return eventId;
 }

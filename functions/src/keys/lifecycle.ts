@@ -1,6 +1,6 @@
 import { FieldValue, type Firestore, type Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
-import { actorDetails, type OperatorActor } from '../audit/operatorActor';
+import { operatorChangeEntry, type OperatorActor } from '../audit/operatorActor';
 import { EnvScope } from '../store/scope';
 import { DomainError } from '../errors/domain';
 import { DAY } from '../clock';
@@ -50,22 +50,16 @@ const outside = (call: OperatorCall | undefined, record: { projectId: string; en
 
 function auditKeyChange(db: Firestore, tx: Transaction, call: OperatorCall, env: Env, action: KeyActivity['action'], reason: string, details: Record<string, unknown>, now: number): string {
   const eventId = newServerEventId('key');
-  appendAudit(tx, new EnvScope(db, call.projectId, env), {
+  appendAudit(tx, new EnvScope(db, call.projectId, env), operatorChangeEntry({
     eventId,
-    rail: 'manual',
     eventType: `api_key.${action}`,
-    customerId: null,
-    subscriptionId: null,
-    decision: 'applied',
     reason,
     fromState: action === 'created' ? null : 'active',
     toState: action === 'revoked' ? 'revoked' : action === 'rotated' ? 'rotating' : 'active',
-    signatureVerified: false,
-    reconciledWithProvider: false,
-    rawEventReceivedAt: now,
-    processedAt: now,
-    details: { ...details, ...actorDetails(call.actor) },
-  });
+    now,
+    actor: call.actor,
+    details,
+  }));
   return eventId;
 }
 

@@ -1,6 +1,6 @@
 import type { Firestore, Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
-import { actorDetails, type OperatorActor } from '../audit/operatorActor';
+import { operatorChangeEntry, type OperatorActor } from '../audit/operatorActor';
 import { ENVS } from '../store/env';
 import { EnvScope } from '../store/scope';
 import { randomToken } from '../keys/format';
@@ -59,22 +59,16 @@ export async function createApp(db: Firestore, input: NewApp, now: number, appId
   await db.runTransaction(async (tx) => {
     tx.create(appRef(db, appId), record);
     for (const env of ENVS) {
-      appendAudit(tx, new EnvScope(db, input.projectId, env), {
+      appendAudit(tx, new EnvScope(db, input.projectId, env), operatorChangeEntry({
         eventId: auditEventId,
-        rail: 'manual',
         eventType: 'app.created',
-        customerId: null,
-        subscriptionId: null,
-        decision: 'applied',
         reason: `Operator created ${record.platform} app ${appId}.`,
         fromState: null,
         toState: 'active',
-        signatureVerified: false,
-        reconciledWithProvider: false,
-        rawEventReceivedAt: now,
-        processedAt: now,
-        details: { appId, name: record.name, platform: record.platform, allowedOrigins: record.allowedOrigins, bundleId: record.bundleId, packageName: record.packageName, ...actorDetails(actor) },
-      });
+        now,
+        actor,
+        details: { appId, name: record.name, platform: record.platform, allowedOrigins: record.allowedOrigins, bundleId: record.bundleId, packageName: record.packageName },
+      }));
     }
   });
   return { ...record, auditEventId };

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
-import { actorDetails, CLI_ACTOR, type OperatorActor } from '../audit/operatorActor';
+import { operatorChangeEntry, CLI_ACTOR, type OperatorActor } from '../audit/operatorActor';
 import { DomainError } from '../errors/domain';
 import { isSecretRef } from '../secrets/store';
 import type { EnvScope } from '../store/scope';
@@ -41,22 +41,16 @@ export function rootCertificateBase64(bytes: Buffer): string | null {
 function audited(scope: EnvScope, rail: ConfiguredRail, actor: OperatorActor, now: number, details: Record<string, unknown>) {
   const eventId = newServerEventId('operator');
   const write = (tx: Transaction) =>
-    appendAudit(tx, scope, {
+    appendAudit(tx, scope, operatorChangeEntry({
       eventId,
-      rail: 'manual',
       eventType: 'rails.updated',
-      customerId: null,
-      subscriptionId: null,
-      decision: 'applied',
       reason: `Operator set the ${rail} rail settings of ${scope.projectId} (${scope.env}).`,
       fromState: null,
       toState: null,
-      signatureVerified: false,
-      reconciledWithProvider: false,
-      rawEventReceivedAt: now,
-      processedAt: now,
-      details: { rail, ...details, ...actorDetails(actor) },
-    });
+      now,
+      actor,
+      details: { rail, ...details },
+    }));
   return { eventId, write };
 }
 

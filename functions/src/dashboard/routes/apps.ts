@@ -1,8 +1,8 @@
 import type { JSONSchemaType } from 'ajv';
-import { HOUR } from '../../clock';
 import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
 import { PLATFORMS, type Platform } from '../../keys/record';
+import { GRACES, graceBodySchema, type GraceBody } from './grace';
 import { IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** Apps and keys: the project's apps with this environment's keys and their activity; create, rotate, revoke. */
@@ -62,27 +62,13 @@ function keyIdParam(value: string | undefined): string {
   return value;
 }
 
-/** The grace chooser's choices (the CLI's default is 7 days). */
-export const ROTATION_GRACES = { '0': 0, '1h': HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR } as const;
-export type RotationGrace = keyof typeof ROTATION_GRACES;
-
-export interface RotateKeyBody {
-  grace: RotationGrace;
-}
-
-export const rotateKeySchema: JSONSchemaType<RotateKeyBody> = {
-  type: 'object',
-  required: ['grace'],
-  properties: { grace: { type: 'string', enum: Object.keys(ROTATION_GRACES) as RotationGrace[] } },
-};
-
-export const rotateKeyRoute = route<RotateKeyBody>({
+export const rotateKeyRoute = route<GraceBody>({
   method: 'POST',
   path: `${IN_PROJECT}/keys/:keyId/rotate`,
   key: 'operator',
-  body: rotateKeySchema,
+  body: graceBodySchema,
   cacheControl: NO_STORE,
-  handler: async (ctx) => reply(await ctx.operator.console.rotateKey(keyIdParam(ctx.params.keyId), ROTATION_GRACES[ctx.body.grace])),
+  handler: async (ctx) => reply(await ctx.operator.console.rotateKey(keyIdParam(ctx.params.keyId), GRACES[ctx.body.grace])),
 });
 
 export const revokeKeyRoute = route({

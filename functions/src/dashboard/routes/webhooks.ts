@@ -1,7 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
-import { HOUR } from '../../clock';
 import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
+import { GRACES, graceBodySchema, type GraceBody } from './grace';
 import { IN_PROJECT, NO_STORE, reply } from './paths';
 
 /**
@@ -69,26 +69,13 @@ export const enableEndpointRoute = route({
   handler: async (ctx) => reply(await ctx.operator.console.enableWebhookEndpoint(ctx.params.endpointId ?? '')),
 });
 
-export const SECRET_GRACES = { '0': 0, '1h': HOUR, '24h': 24 * HOUR, '7d': 7 * 24 * HOUR } as const;
-export type SecretGrace = keyof typeof SECRET_GRACES;
-
-export interface RotateSecretBody {
-  grace: SecretGrace;
-}
-
-export const rotateSecretSchema: JSONSchemaType<RotateSecretBody> = {
-  type: 'object',
-  required: ['grace'],
-  properties: { grace: { type: 'string', enum: Object.keys(SECRET_GRACES) as SecretGrace[] } },
-};
-
-export const rotateSecretRoute = route<RotateSecretBody>({
+export const rotateSecretRoute = route<GraceBody>({
   method: 'POST',
   path: `${IN_PROJECT}/webhooks/:endpointId/rotate-secret`,
   key: 'operator',
-  body: rotateSecretSchema,
+  body: graceBodySchema,
   cacheControl: NO_STORE,
-  handler: async (ctx) => reply(await ctx.operator.console.rotateWebhookSecret(ctx.params.endpointId ?? '', SECRET_GRACES[ctx.body.grace])),
+  handler: async (ctx) => reply(await ctx.operator.console.rotateWebhookSecret(ctx.params.endpointId ?? '', GRACES[ctx.body.grace])),
 });
 
 export interface DeliveriesQuery {
