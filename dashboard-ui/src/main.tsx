@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, session, SIGNED_OUT_EVENT, type Env } from './api';
-import { completeEmailLink, consumeLocalLoginLink, firebaseAvailable, installRefresher, sendEmailLink, signOut } from './auth';
+import { authEmulated, completeEmailLink, consumeLocalLoginLink, firebaseAvailable, forgetSignIn, installRefresher, sendEmailLink, signOut } from './auth';
 import type { PageProps } from './context';
 import { navigate, PAGES, useRoute, href, type Page } from './router';
 import { asFailure, ErrorBox, Field, Loading, useAction } from './ui';
@@ -53,14 +53,14 @@ function App() {
       setState({ phase: 'signed-in', session: await call<SessionInfo>('GET', '/session') });
     } catch (err) {
       const failure = asFailure(err);
-      if (failure.status === 401) signOut();
+      if (failure.status === 401) forgetSignIn();
       setState({ phase: 'signed-out', error: failure.message });
     }
   };
   useEffect(() => void load(), []);
   useEffect(() => {
     const onSignedOut = (event: Event) => {
-      signOut();
+      forgetSignIn();
       setState({ phase: 'signed-out', error: String((event as CustomEvent).detail) });
     };
     addEventListener(SIGNED_OUT_EVENT, onSignedOut);
@@ -69,15 +69,26 @@ function App() {
 
   if (state.phase === 'starting') return <Loading />;
   if (state.phase === 'signed-out') return <SignIn error={state.error} />;
-  return <Console session={state.session} onSignOut={() => (signOut(), setState({ phase: 'signed-out' }))} />;
+  const onSignOut = async () => {
+    let error: string | undefined;
+    try {
+      await signOut();
+    } catch (err) {
+      if (asFailure(err).status !== 401) error = `Signed out of this tab, but the server did not confirm: ${asFailure(err).message}`;
+    }
+    setState({ phase: 'signed-out', error });
+  };
+  return <Console session={state.session} onSignOut={onSignOut} />;
 }
 
 function SignIn({ error }: { error?: string }) {
   const [firebase, setFirebase] = useState<boolean | null>(null);
+  const [emulated, setEmulated] = useState(false);
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState(false);
   const action = useAction(sendEmailLink);
   useEffect(() => void firebaseAvailable().then(setFirebase), []);
+  useEffect(() => void authEmulated().then(setEmulated), []);
   return (
     <main class="sign-in">
       <h1>Tessera dashboard</h1>
@@ -85,7 +96,7 @@ function SignIn({ error }: { error?: string }) {
       {firebase === null && <Loading />}
       {firebase === false && (
         <p>
-          Sign in with the link <code>npm start</code> printed (<code>Dashboard (sign-in link valid for this run): …</code>). Each run prints a new one.
+          Sign in with the link <code>npm start</code> printed (<code>Dashboard (one-time sign-in link): …</code>). Each link signs in once; the terminal then prints the next one.
         </p>
       )}
       {firebase && !sent && (
@@ -102,7 +113,12 @@ function SignIn({ error }: { error?: string }) {
           <ErrorBox error={action.error} />
         </form>
       )}
-      {sent && <p>Check your inbox for the sign-in link, then open it in this browser.</p>}
+      {sent && !emulated && <p>Check your inbox for the sign-in link, then open it in this browser.</p>}
+      {sent && emulated && (
+        <p data-testid="emulator-link-note">
+          Local emulator suite: no email is sent. The sign-in link is printed in the terminal running <code>npm run emulators</code>; open it in this browser.
+        </p>
+      )}
     </main>
   );
 }

@@ -43,7 +43,7 @@ export async function startLocalStack(): Promise<LocalStack> {
   const loginLink = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the local stack did not start:\n${output}`)), 60_000);
     const check = () => {
-      const match = /Dashboard \(sign-in link valid for this run\): (\S+)/.exec(output);
+      const match = /Dashboard \(one-time sign-in link\): (\S+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]);

@@ -9,7 +9,7 @@ import type { ConsolePorts, OperatorConsole } from './console';
 import { OperatorTokenRejected, type OperatorTokenVerifier } from './firebaseTokens';
 import { LocalLogin, SESSION_PREFIX } from './localLogin';
 import { dashboardLogs } from './logs';
-import { LOCAL_OPERATOR, roleAllows, type OperatorIdentity, type OperatorRole } from './model';
+import { LOCAL_OPERATOR, OPERATOR_SIGN_OUTS, roleAllows, type OperatorIdentity, type OperatorRole } from './model';
 
 /**
  * The dashboard's authority, in the shared pipeline's place of the API key: who is signed in
@@ -52,16 +52,19 @@ export class OperatorAuthenticator {
     private readonly ports: OperatorAuthenticatorPorts,
   ) {}
 
-  /** `npm start` only: turns on the local login for this run and returns its token (for the printed link). */
-  enableLocalLogin(): string {
-    this.local ??= new LocalLogin();
+  /**
+   * `npm start` only: turns on the local login for this run and returns its token (for the
+   * printed link). Each link signs in once; `onNewLink` gets the next one to print.
+   */
+  enableLocalLogin(onNewLink?: (loginToken: string) => void): string {
+    this.local ??= new LocalLogin(onNewLink);
     return this.local.loginToken;
   }
 
   /** The local link's token for a session token; `401 operator_unauthenticated` when it is not this run's. */
   exchangeLocalLogin(loginToken: string): { sessionToken: string; expiresAt: number; operator: OperatorIdentity } {
     const session = this.local?.exchange(loginToken, this.ports.clock.now()) ?? null;
-    if (!session) throw new ApiError('operator_unauthenticated', 'That sign-in link is not valid for this run of the local stack; use the link `npm start` printed.');
+    if (!session) throw new ApiError('operator_unauthenticated', 'That sign-in link is not valid: each link signs in once, and only during the run of the local stack that printed it; use the latest link `npm start` printed.');
     return { ...session, operator: LOCAL_OPERATOR };
   }
 
@@ -73,12 +76,37 @@ export class OperatorAuthenticator {
       if (this.local?.accepts(token, this.ports.clock.now())) return LOCAL_OPERATOR;
       throw new ApiError('operator_unauthenticated', 'The local session has ended; sign in again with the link `npm start` printed.');
     }
+    let identity: OperatorIdentity;
     try {
-      return await this.ports.tokens.verify(token);
+      identity = await this.ports.tokens.verify(token);
     } catch (err) {
       if (!(err instanceof OperatorTokenRejected)) throw err;
       throw new ApiError('operator_unauthenticated', 'The sign-in token is not valid (expired, malformed, or not from this project’s Firebase Authentication); sign in again.', { internal: err.message });
     }
+    if (await this.signedOutSince(identity)) throw new ApiError('operator_unauthenticated', 'You signed out of the dashboard; sign in again.');
+    return identity;
+  }
+
+  /**
+   * Sign-out ends the session on the server. Local: the session token is forgotten. Firebase:
+   * the time is recorded per user, and every ID token of a sign-in before it (refreshed ones
+   * too: they keep their `auth_time`) is refused from then on; signing in again starts anew.
+   */
+  async signOut(authorization: string | undefined): Promise<{ signedOut: true }> {
+    const identity = await this.identify(authorization);
+    if (identity.via === 'local') {
+      this.local?.end(/^Bearer\s+(\S+)/i.exec(authorization!)![1]);
+    } else {
+      await this.db.collection(OPERATOR_SIGN_OUTS).doc(identity.uid).set({ uid: identity.uid, signedOutAt: this.ports.clock.now() });
+    }
+    return { signedOut: true };
+  }
+
+  private async signedOutSince(identity: OperatorIdentity): Promise<boolean> {
+    const record = await this.db.collection(OPERATOR_SIGN_OUTS).doc(identity.uid).get();
+    if (!record.exists) return false;
+    // auth_time has whole seconds: a sign-in in the very second of a sign-out counts as before it.
+    return identity.signedInAt === undefined || identity.signedInAt <= Number(record.get('signedOutAt'));
   }
 
   /** The session of an operator request: identity, and on project routes the role check and the console. */

@@ -48,7 +48,7 @@ export function firebaseIdTokenVerifier(options: FirebaseVerifierOptions = {}): 
         throw new OperatorTokenRejected(err instanceof Error ? err.message : String(err));
       }
       if (typeof decoded.email !== 'string' || decoded.email_verified !== true) throw new OperatorTokenRejected('the token carries no verified email');
-      return { email: decoded.email.toLowerCase(), uid: decoded.uid, via: 'firebase' };
+      return { email: decoded.email.toLowerCase(), uid: decoded.uid, via: 'firebase', signedInAt: decoded.auth_time * 1000 };
     },
   };
 }

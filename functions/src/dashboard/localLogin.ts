@@ -2,32 +2,45 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { HOUR } from '../clock';
 
 /**
- * The local stack's sign-in (`npm start`): a random login token, valid for that run only,
- * printed as a link. The page exchanges it for a session token that it keeps in
- * sessionStorage and sends as `Authorization: Bearer` — no cookie carries authority, so a
- * cross-site request cannot act for the operator. Sessions live in this process's memory and
- * end with it; only their SHA-256 is held.
+ * The fast local runner's sign-in (`npm start`): a random login token, printed as a link, that
+ * signs in once. Exchanging it spends it and mints the next link (the runner prints it), so a
+ * link copied from a terminal or a browser's history cannot open a second session. The page
+ * keeps the session token in sessionStorage and sends it as `Authorization: Bearer` — no cookie
+ * carries authority, so a cross-site request cannot act for the operator. Sessions live in this
+ * process's memory (only their SHA-256) and end at sign-out, after 12 h, or with the process.
  */
 export const SESSION_PREFIX = 'tds_';
 export const SESSION_TTL_MS = 12 * HOUR;
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+const newLoginToken = (): string => randomBytes(32).toString('base64url');
 
 export class LocalLogin {
-  readonly loginToken = randomBytes(32).toString('base64url');
-  private readonly loginDigest = digest(this.loginToken);
+  private token = newLoginToken();
+  private loginDigest = digest(this.token);
   private readonly sessions = new Map<string, number>();
 
-  /** A new session token when `presented` is this run's login token (constant-time), else null. */
+  /** @param onNewLink told of the next link's token each time one is spent. */
+  constructor(private readonly onNewLink?: (loginToken: string) => void) {}
+
+  /** The link's token that signs in now (one use). */
+  get loginToken(): string {
+    return this.token;
+  }
+
+  /** A new session token when `presented` is the current login token (constant-time), which is then spent; else null. */
   exchange(presented: string, now: number): { sessionToken: string; expiresAt: number } | null {
     if (!timingSafeEqual(digest(presented), this.loginDigest)) return null;
+    this.token = newLoginToken();
+    this.loginDigest = digest(this.token);
+    this.onNewLink?.(this.token);
     const sessionToken = `${SESSION_PREFIX}${randomBytes(32).toString('base64url')}`;
     const expiresAt = now + SESSION_TTL_MS;
     this.sessions.set(digest(sessionToken).toString('hex'), expiresAt);
     return { sessionToken, expiresAt };
   }
 
-  /** Whether the session token was issued by this run and has not expired. */
+  /** Whether the session token was issued by this run and has neither expired nor been signed out. */
   accepts(sessionToken: string, now: number): boolean {
     // Looked up by digest: the map key is not the secret itself, and a lookup reveals nothing usable.
     const key = digest(sessionToken).toString('hex');
@@ -38,5 +51,10 @@ export class LocalLogin {
       return false;
     }
     return true;
+  }
+
+  /** Sign-out: the session token is refused from now on. */
+  end(sessionToken: string): void {
+    this.sessions.delete(digest(sessionToken).toString('hex'));
   }
 }

@@ -23,7 +23,12 @@ export interface OperatorIdentity {
   email: string;
   uid: string;
   via: 'firebase' | 'local';
+  /** When this sign-in happened (Firebase's `auth_time`, ms): a sign-out ends every token of an earlier sign-in. */
+  signedInAt?: number;
 }
+
+/** `operatorSignOuts/{uid}`: when a Firebase operator last signed out of the dashboard. */
+export const OPERATOR_SIGN_OUTS = 'operatorSignOuts';
 
 /** The authenticated operator of a request, with the project, environment and role it acts in. */
 export interface OperatorGrant {

@@ -6,13 +6,15 @@ import { customerRoute, eraseRoute, grantRoute, revokeRoute, searchCustomersRout
 import { errorGroupsRoute, errorSampleRoute, releaseSourceMapsRoute } from './routes/errors';
 import { overviewRoute } from './routes/overview';
 import { railsRoute, setAppleRailRoute, setGoogleRailRoute, setStripeRailRoute } from './routes/rails';
-import { localLoginRoute, sessionRoute } from './routes/session';
+import { localLoginRoute, sessionRoute, signInOptionsRoute, signOutRoute } from './routes/session';
 import { createEndpointRoute, deliveriesRoute, disableEndpointRoute, enableEndpointRoute, replayRoute, rotateSecretRoute, sendTestEventRoute, webhookEndpointsRoute } from './routes/webhooks';
 
 /** The `dashboardApi` group: the operator dashboard's API (README.md). */
 export const dashboardRoutes: CompiledRoute[] = [
   localLoginRoute,
   sessionRoute,
+  signInOptionsRoute,
+  signOutRoute,
   overviewRoute,
   appsRoute,
   createAppRoute,

@@ -5,6 +5,9 @@ import { projectRef } from '../keys/paths';
 import type { Platform } from '../keys/record';
 import { createApp, createProject } from '../projects/repository';
 import type { Env } from '../store/env';
+import { CLI_ACTOR } from '../audit/operatorActor';
+import type { OperatorRole } from '../dashboard/model';
+import { addOperator, operatorRole } from '../dashboard/operators';
 
 export interface DemoAppSpec {
   appId?: string;
@@ -19,6 +22,8 @@ export interface DemoAppSpec {
 export interface DemoSpec {
   project: { projectId?: string; name: string };
   apps: DemoAppSpec[];
+  /** Dashboard operators of the demo project (the emulator suite signs them in through the Auth emulator). */
+  operators?: { email: string; role: OperatorRole }[];
 }
 
 export interface DemoApp {
@@ -80,4 +85,17 @@ export function randomDemoSpec(): DemoSpec {
       { platform: 'android', name: 'Demo Android app', packageName: 'com.example.tessera.demo' },
     ],
   };
+}
+
+/**
+ * Grants the spec's operators on the demo project, each once (a restored state keeps its
+ * operators and their audit entries as they are). Returns every operator with its role.
+ */
+export async function seedOperators(db: Firestore, spec: DemoSpec, projectId: string, now: number): Promise<{ email: string; role: OperatorRole }[]> {
+  const granted: { email: string; role: OperatorRole }[] = [];
+  for (const operator of spec.operators ?? []) {
+    const role = (await operatorRole(db, projectId, operator.email)) ?? (await addOperator(db, projectId, operator.email, operator.role, CLI_ACTOR, now)).role;
+    granted.push({ email: operator.email, role });
+  }
+  return granted;
 }

@@ -56,10 +56,10 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const webhookWorker = startLocalWebhookWorker(deps);
   const { withHostingPublic } = await import('./hosting');
   const server = createServer(withHostingPublic(createApiApp(ALL_ROUTES, deps)));
-  // The dashboard's one-time login link: valid for this run only (dashboard/README.md).
-  const loginToken = deps.operators.enableLocalLogin();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${port}`;
+  // The dashboard's sign-in links: each signs in once, during this run only; using one prints the next (dashboard/README.md).
+  const loginToken = deps.operators.enableLocalLogin((next) => console.log(`\nDashboard (one-time sign-in link; the previous one is spent): ${baseUrl}/dashboard/#login=${next}`));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   writeFileSync(RUNNING_FILE, JSON.stringify({ baseUrl, firestoreEmulatorHost: emulator.host, gcloudProject: process.env.GCLOUD_PROJECT, pid: process.pid }, null, 2));
 
   console.log(`\nTessera is serving on ${baseUrl}  (try ${baseUrl}/v1/healthz)`);
@@ -72,7 +72,7 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
       console.log(`          secret      ${a.keys[env].secret}`);
     }
   }
-  console.log(`\nDashboard (sign-in link valid for this run): ${baseUrl}/dashboard/#login=${loginToken}`);
+  console.log(`\nDashboard (one-time sign-in link): ${baseUrl}/dashboard/#login=${loginToken}`);
   for (const standIn of railStandIns(deps.rails)) console.warn(`\n!! Rail stand-in: ${standIn}`);
   console.log('\nCtrl-C stops everything (state is kept; npm start -- --fresh starts clean).');
 

@@ -1,5 +1,6 @@
 import type { JSONSchemaType } from 'ajv';
 import { route } from '../../http/route';
+import { signInOptions } from '../signInOptions';
 import { DASHBOARD_API, NO_STORE, reply } from './paths';
 
 /**
@@ -36,4 +37,26 @@ export const sessionRoute = route({
     const { identity } = ctx.operator;
     return reply({ operator: { email: identity.email, via: identity.via }, projects: await ctx.deps.operators.projects(identity) });
   },
+});
+
+/** `GET /v1/dashboard-api/session/options`: where the page signs in (the Auth emulator under the suite, else Firebase Authentication). */
+export const signInOptionsRoute = route({
+  method: 'GET',
+  path: `${DASHBOARD_API}/session/options`,
+  key: 'none',
+  cacheControl: NO_STORE,
+  handler: async () => reply(signInOptions()),
+});
+
+/**
+ * `POST /v1/dashboard-api/session/sign-out`: ends the session on the server (authenticator.ts
+ * `signOut`): the token that asks is refused from then on.
+ */
+export const signOutRoute = route({
+  method: 'POST',
+  path: `${DASHBOARD_API}/session/sign-out`,
+  key: 'operator',
+  operatorRole: 'viewer',
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.deps.operators.signOut(ctx.header('authorization'))),
 });
