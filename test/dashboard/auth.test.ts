@@ -7,6 +7,7 @@
  * the local login link is valid only for its run and its session tokens only from it; API keys
  * are no authority here; operator grants (`tessera operators add|list|remove`) are audited.
  */
+import { ManualClock } from '../../functions/src/clock';
 import { ENVS } from '../../functions/src/store/env';
 import { EnvScope } from '../../functions/src/store/scope';
 import { FirebaseAuthStandIn } from '../support/firebaseAuthStandIn';
@@ -109,9 +110,72 @@ describe('the local login link', () => {
     expectError(await service.request().get('/v1/dashboard-api/session').set(asToken(`tds_${'A'.repeat(43)}`)), 401, 'authentication_error', 'operator_unauthenticated');
   });
 
+  it('signs in once: the same link is refused the second time, and the runner is given the next link (regression: it could be exchanged again)', async () => {
+    const fresh = createTestService({ operatorTokens: auth.verifier });
+    const printed: string[] = [];
+    const first = fresh.deps.operators.enableLocalLogin((next) => printed.push(next));
+    expect((await fresh.request().post('/v1/dashboard-api/session/local').send({ loginToken: first })).status).toBe(200);
+    expectError(await fresh.request().post('/v1/dashboard-api/session/local').send({ loginToken: first }), 401, 'authentication_error', 'operator_unauthenticated');
+    expect(printed).toHaveLength(1);
+    expect(printed[0]).not.toBe(first);
+    expect((await fresh.request().post('/v1/dashboard-api/session/local').send({ loginToken: printed[0] })).status).toBe(200);
+    expectError(await fresh.request().post('/v1/dashboard-api/session/local').send({ loginToken: printed[0] }), 401, 'authentication_error', 'operator_unauthenticated');
+  });
+
+  it('signs out on the server: the session token is refused afterwards, other sessions are not', async () => {
+    const fresh = createTestService({ operatorTokens: auth.verifier });
+    const printed: string[] = [];
+    const exchange = async (loginToken: string) => (await fresh.request().post('/v1/dashboard-api/session/local').send({ loginToken })).body.data.sessionToken as string;
+    const leaving = await exchange(fresh.deps.operators.enableLocalLogin((next) => printed.push(next)));
+    const staying = await exchange(printed[0]);
+    const out = await fresh.request().post('/v1/dashboard-api/session/sign-out').set(asToken(leaving)).send({});
+    expect(out.status).toBe(200);
+    expect(out.body.data).toEqual({ signedOut: true });
+    expectError(await fresh.request().get('/v1/dashboard-api/session').set(asToken(leaving)), 401, 'authentication_error', 'operator_unauthenticated');
+    expect((await fresh.request().get('/v1/dashboard-api/session').set(asToken(staying))).status).toBe(200);
+  });
+
   it('is refused by a process that did not enable it (a deployed function)', async () => {
     const deployed = createTestService({ operatorTokens: auth.verifier });
     expectError(await deployed.request().post('/v1/dashboard-api/session/local').send({ loginToken: 'anything' }), 401, 'authentication_error', 'operator_unauthenticated');
+  });
+});
+
+describe('signing out (Firebase Authentication)', () => {
+  // The sign-out is recorded at the service's clock, two minutes behind the tokens' real time.
+  const signedOutBefore = () => createTestService({ operatorTokens: auth.verifier, clock: new ManualClock(Date.now() - 120_000) });
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+  it('refuses every token of the sign-in that signed out (refreshed ones too), and accepts a later sign-in', async () => {
+    const service = signedOutBefore();
+    const uid = `uid_out_${Date.now()}`;
+    const earlierSignIn = { email: 'viewer@example.com', uid, authTime: nowSeconds() - 180 };
+    const token = await auth.token(earlierSignIn);
+    expect((await service.request().get('/v1/dashboard-api/session').set(asToken(token))).status).toBe(200);
+    expect((await service.request().post('/v1/dashboard-api/session/sign-out').set(asToken(token)).send({})).status).toBe(200);
+    expectError(await service.request().get('/v1/dashboard-api/session').set(asToken(token)), 401, 'authentication_error', 'operator_unauthenticated');
+    // A refreshed ID token keeps its sign-in's auth_time: refused as well.
+    expectError(await service.request().get('/v1/dashboard-api/session').set(asToken(await auth.token(earlierSignIn))), 401, 'authentication_error', 'operator_unauthenticated');
+    const signedInAgain = await auth.token({ email: 'viewer@example.com', uid, authTime: nowSeconds() - 10 });
+    expect((await service.request().get('/v1/dashboard-api/session').set(asToken(signedInAgain))).status).toBe(200);
+  });
+
+  it('ends only the signed-out user’s sessions; nobody signs out without a valid token', async () => {
+    const service = signedOutBefore();
+    const leaving = await auth.token({ email: 'viewer@example.com', uid: `uid_a_${Date.now()}`, authTime: nowSeconds() - 180 });
+    const other = await auth.token({ email: 'admin@example.com', uid: `uid_b_${Date.now()}`, authTime: nowSeconds() - 180 });
+    expectError(await service.request().post('/v1/dashboard-api/session/sign-out').send({}), 401, 'authentication_error', 'operator_unauthenticated');
+    expectError(await service.request().post('/v1/dashboard-api/session/sign-out').set(asToken(await auth.token({ email: 'viewer@example.com', forged: true }))).send({}), 401, 'authentication_error', 'operator_unauthenticated');
+    expect((await service.request().post('/v1/dashboard-api/session/sign-out').set(asToken(leaving)).send({})).status).toBe(200);
+    expect((await service.request().get('/v1/dashboard-api/session').set(asToken(other))).status).toBe(200);
+  });
+});
+
+describe('sign-in options', () => {
+  it('names no Auth emulator outside the emulator suite', async () => {
+    const res = await service.request().get('/v1/dashboard-api/session/options');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ authEmulator: null });
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Guarantees of the local login (pure logic): only this run's login token is exchanged; a
+ * Guarantees of the local login (pure logic): only this run’s current login token is exchanged, once; a
  * session token is accepted until it expires (12 h) and never after; another run's tokens,
  * tokens of any length and tampered tokens are refused.
  */
@@ -24,7 +24,27 @@ it('accepts a session until it expires, and only from the run that issued it', (
   expect(login.accepts(sessionToken, now + SESSION_TTL_MS)).toBe(false);
   expect(login.accepts(sessionToken, now)).toBe(false); // an expired session is forgotten
   const other = new LocalLogin();
-  const { sessionToken: fresh } = login.exchange(login.loginToken, now)!;
+  const { sessionToken: fresh } = login.exchange(login.loginToken, now)!; // the next link's token
   expect(other.accepts(fresh, now)).toBe(false);
   expect(login.accepts(`${fresh.slice(0, -1)}${fresh.endsWith('A') ? 'B' : 'A'}`, now)).toBe(false);
+});
+
+it('spends a login token on its first exchange and offers the next one (regression: a link signed in again)', () => {
+  const offered: string[] = [];
+  const login = new LocalLogin((next) => offered.push(next));
+  const first = login.loginToken;
+  expect(login.exchange(first, now)).not.toBeNull();
+  expect(login.exchange(first, now)).toBeNull();
+  expect(offered).toEqual([login.loginToken]);
+  expect(login.loginToken).not.toBe(first);
+  expect(login.exchange(login.loginToken, now)).not.toBeNull();
+});
+
+it('ends a session at sign-out and only that one', () => {
+  const login = new LocalLogin();
+  const a = login.exchange(login.loginToken, now)!.sessionToken;
+  const b = login.exchange(login.loginToken, now)!.sessionToken;
+  login.end(a);
+  expect(login.accepts(a, now)).toBe(false);
+  expect(login.accepts(b, now)).toBe(true);
 });

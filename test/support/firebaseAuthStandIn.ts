@@ -56,6 +56,8 @@ export interface TokenClaims {
   audience?: string;
   issuer?: string;
   expiresInSeconds?: number;
+  /** When the user signed in (`auth_time`, Unix seconds); default 10 s ago. */
+  authTime?: number;
   /** Sign with a key the certificate server does not publish (a forgery). */
   forged?: boolean;
 }
@@ -94,7 +96,7 @@ export class FirebaseAuthStandIn {
     return new SignJWT({
       email: claims.email ?? 'admin@example.com',
       email_verified: claims.emailVerified ?? true,
-      auth_time: now - 10,
+      auth_time: claims.authTime ?? now - 10,
       firebase: { identities: { email: [claims.email ?? 'admin@example.com'] }, sign_in_provider: 'password' },
     })
       .setProtectedHeader({ alg: 'RS256', kid: this.published.kid, typ: 'JWT' })

@@ -12,6 +12,7 @@ import { stripeRailCommands } from './commands/railsStripe';
 import { symbolicateCommands } from './commands/symbolicate';
 import { webhookCommands } from './commands/webhooks';
 import { operatorCommands } from './commands/operators';
+import { workerCommands } from './commands/workers';
 
 /** The CLI's one mapping of domain errors: a refusal of domain code becomes the operator's error, same code. */
 function operatorErrors(command: Command): Command {
@@ -29,4 +30,4 @@ function operatorErrors(command: Command): Command {
 }
 
 /** Every operator command. A capability adds its own file under commands/ and lists it here. */
-export const COMMANDS: Command[] = [...projectCommands, ...keyCommands, ...demoCommands, ...symbolicateCommands, ...eventCommands, ...catalogCommands, ...stripeRailCommands, ...railCommands, ...identityCommands, ...webhookCommands, ...operatorCommands].map(operatorErrors);
+export const COMMANDS: Command[] = [...projectCommands, ...keyCommands, ...demoCommands, ...symbolicateCommands, ...eventCommands, ...catalogCommands, ...stripeRailCommands, ...railCommands, ...identityCommands, ...webhookCommands, ...operatorCommands, ...workerCommands].map(operatorErrors);

@@ -26,19 +26,19 @@ export interface BinaryChoice {
 
 export class MissingPrerequisite extends Error {}
 
-function cached(pattern: RegExp): string | null {
-  if (!existsSync(FIREBASE_CACHE)) return null;
-  return readdirSync(FIREBASE_CACHE).find((entry) => pattern.test(entry)) ?? null;
+function cached(cacheDir: string, pattern: RegExp): string | null {
+  if (!existsSync(cacheDir)) return null;
+  return readdirSync(cacheDir).find((entry) => pattern.test(entry)) ?? null;
 }
 
 /**
  * firebase-tools runs FIRESTORE_EMULATOR_BINARY_PATH as `java -jar <path>`. Debian's jar has no
  * main manifest, so a manifest-only jar (Main-Class + Class-Path to Debian's jar) stands in.
  */
-export function firestoreBinary(cacheDir: string, environment: Record<string, string | undefined> = process.env, debianJar = DEBIAN_FIRESTORE_JAR): BinaryChoice {
+export function firestoreBinary(cacheDir: string, environment: Record<string, string | undefined> = process.env, debianJar = DEBIAN_FIRESTORE_JAR, firebaseCache = FIREBASE_CACHE): BinaryChoice {
   const explicit = environment.FIRESTORE_EMULATOR_BINARY_PATH;
   if (explicit) return { env: { FIRESTORE_EMULATOR_BINARY_PATH: explicit }, source: explicit };
-  const downloaded = cached(/^cloud-firestore-emulator-v[\d.]+\.jar$/);
+  const downloaded = cached(firebaseCache, /^cloud-firestore-emulator-v[\d.]+\.jar$/);
   if (downloaded) return { env: {}, source: `firebase-tools cache (${downloaded})` };
   if (!existsSync(debianJar)) throw new MissingPrerequisite(FIRESTORE_HINT);
   const wrapper = join(cacheDir, 'cloud-firestore-emulator-debian.jar');
@@ -48,10 +48,10 @@ export function firestoreBinary(cacheDir: string, environment: Record<string, st
   return { env: { FIRESTORE_EMULATOR_BINARY_PATH: wrapper }, source: `${debianJar} (via ${wrapper})` };
 }
 
-export function pubsubBinary(environment: Record<string, string | undefined> = process.env, debianLauncher = DEBIAN_PUBSUB_LAUNCHER): BinaryChoice {
+export function pubsubBinary(environment: Record<string, string | undefined> = process.env, debianLauncher = DEBIAN_PUBSUB_LAUNCHER, firebaseCache = FIREBASE_CACHE): BinaryChoice {
   const explicit = environment.PUBSUB_EMULATOR_BINARY_PATH;
   if (explicit) return { env: { PUBSUB_EMULATOR_BINARY_PATH: explicit }, source: explicit };
-  const downloaded = cached(/^pubsub-emulator-[\d.]+$/);
+  const downloaded = cached(firebaseCache, /^pubsub-emulator-[\d.]+$/);
   if (downloaded) return { env: {}, source: `firebase-tools cache (${downloaded})` };
   if (!existsSync(debianLauncher)) throw new MissingPrerequisite(PUBSUB_HINT);
   return { env: { PUBSUB_EMULATOR_BINARY_PATH: debianLauncher }, source: debianLauncher };

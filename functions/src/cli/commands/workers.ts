@@ -1,0 +1,73 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { RUNNING_FILE } from '../../local/paths';
+import { triggerWorker, WORKER_FUNCTIONS, type WorkerName } from '../../local/suite/schedules';
+import type { RootDeps } from '../../app/deps';
+import type { TaskQueue } from '../../tasks/queue';
+import type { Command, CommandContext } from '../command';
+import { RunNowQueue } from '../operatorTasks';
+
+/**
+ * `tessera workers run retention|webhooks`: runs a scheduled worker now. Against the emulator
+ * suite (`npm run emulators`) it publishes the scheduler's Pub/Sub message, so the deployed
+ * function runs inside the suite; against any other store (`npm start`'s emulator, or a real
+ * project) the worker runs in this process with the same code, its tasks due now run here
+ * (locally) or go to Cloud Tasks (a real project).
+ */
+interface RunningSuite {
+  firestoreEmulatorHost: string;
+  gcloudProject: string;
+  suite?: { pubsubEmulatorHost: string };
+}
+
+function runningSuite(): RunningSuite | null {
+  if (!existsSync(RUNNING_FILE)) return null;
+  const running = JSON.parse(readFileSync(RUNNING_FILE, 'utf8')) as RunningSuite;
+  // Only when the CLI talks to that suite's Firestore (an explicit FIRESTORE_EMULATOR_HOST may name another).
+  return running.suite && running.firestoreEmulatorHost === process.env.FIRESTORE_EMULATOR_HOST ? running : null;
+}
+
+async function runWorker(worker: WorkerName, ctx: CommandContext): Promise<unknown> {
+  const suite = runningSuite();
+  if (suite?.suite) {
+    const { topic, messageId } = await triggerWorker(suite.suite.pubsubEmulatorHost, suite.gcloudProject, worker);
+    return { worker, function: WORKER_FUNCTIONS[worker], ran: 'in the emulator suite (its functions emulator runs it; see its output)', topic, messageId };
+  }
+  const { createDeps } = await import('../../app/deps');
+  const { runTask } = await import('../../tasks/handlers');
+  let deps: RootDeps;
+  let tasks: TaskQueue;
+  let local: RunNowQueue | null = null;
+  if (process.env.FIRESTORE_EMULATOR_HOST) {
+    local = new RunNowQueue((queue, payload) => runTask(queue, payload, deps));
+    tasks = local;
+  } else {
+    const [{ CloudTasksQueue }, { deployRegion }] = await Promise.all([import('../../tasks/cloudTasksQueue'), import('../../config/region')]);
+    tasks = new CloudTasksQueue(deployRegion());
+  }
+  const report = await withLogsOnStderr(async () => {
+    deps = { ...createDeps({ tasks, clock: ctx.clock }), db: ctx.db };
+    const result = worker === 'retention' ? await (await import('../../retention/worker')).runRetention(deps) : await (await import('../../webhooks/outboxWorker')).runWebhookWorker(deps);
+    // Tasks the run queued for now (fan-out, deliveries) finish before the command answers.
+    if (local) await local.settle();
+    return result;
+  });
+  return { worker, function: WORKER_FUNCTIONS[worker], ran: 'in this process', report };
+}
+
+export const workerCommands: Command[] = (Object.keys(WORKER_FUNCTIONS) as WorkerName[]).map((worker) => ({
+  name: `workers run ${worker}`,
+  summary: `runs the ${worker} worker now (${WORKER_FUNCTIONS[worker]}; under the emulator suite through its Pub/Sub schedule topic)`,
+  options: {},
+  run: (_values, ctx) => runWorker(worker, ctx),
+}));
+
+/** The service's structured log lines go to stderr here: stdout carries only the command's JSON answer. */
+async function withLogsOnStderr<T>(run: () => Promise<T>): Promise<T> {
+  const write = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  try {
+    return await run();
+  } finally {
+    process.stdout.write = write;
+  }
+}
