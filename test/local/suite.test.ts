@@ -13,7 +13,9 @@ import { inflateRawSync, crc32 } from 'node:zlib';
 import { firestoreBinary, FIRESTORE_HINT, manifestOnlyJar, MissingPrerequisite, pubsubBinary, PUBSUB_HINT } from '../../functions/src/local/suite/binaries';
 import { configuredPorts, readFirebaseJson, suiteConfig } from '../../functions/src/local/suite/config';
 import { findJava, JAVA_HINT, parseJavaMajor } from '../../functions/src/local/suite/java';
-import { everyMs, isWorkerName } from '../../functions/src/local/suite/schedules';
+import { everyMs, isWorkerName, triggerWorker } from '../../functions/src/local/suite/schedules';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { signInOptions } from '../../functions/src/dashboard/signInOptions';
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'tessera-suite-'));
@@ -145,6 +147,25 @@ describe('schedules and workers', () => {
     expect(everyMs('every 60 minutes')).toBe(3_600_000);
     expect(everyMs('every 2 hours')).toBe(7_200_000);
     expect(() => everyMs('0 3 * * *')).toThrow(/unsupported schedule/);
+  });
+
+  it('calls a worker as Cloud Scheduler does, at the emulator’s current generation of the function', async () => {
+    const calls: { path: string; job: string | undefined }[] = [];
+    const emulator = createServer((req, res) => {
+      calls.push({ path: req.url!, job: req.headers['x-cloudscheduler-jobname'] as string | undefined });
+      if (req.url!.endsWith('/us-central1-retentionWorker-1')) return res.writeHead(200).end();
+      res.writeHead(404).end('Function tessera-list-functions does not exist, valid functions are: us-central1-platformApi, us-central1-retentionWorker-0, us-central1-retentionWorker-1, us-central1-webhookWorker-1');
+    });
+    await new Promise<void>((resolve) => emulator.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(emulator.address() as AddressInfo).port}`;
+    try {
+      expect(await triggerWorker(host, 'demo-x', 'retention')).toEqual({ function: 'us-central1-retentionWorker-1', status: 200 });
+      expect(calls[1]).toEqual({ path: '/functions/projects/demo-x/triggers/us-central1-retentionWorker-1', job: 'firebase-schedule-retentionWorker-us-central1' });
+      // The webhook worker exists but fails: the failure is reported, not swallowed.
+      await expect(triggerWorker(host, 'demo-x', 'webhooks')).rejects.toThrow(/webhookWorker failed under the functions emulator \(HTTP 404\)/);
+    } finally {
+      await new Promise((resolve) => emulator.close(resolve));
+    }
   });
 
   it('knows exactly the two workers', () => {

@@ -8,15 +8,15 @@ import { RunNowQueue } from '../operatorTasks';
 
 /**
  * `tessera workers run retention|webhooks`: runs a scheduled worker now. Against the emulator
- * suite (`npm run emulators`) it publishes the scheduler's Pub/Sub message, so the deployed
- * function runs inside the suite; against any other store (`npm start`'s emulator, or a real
+ * suite (`npm run emulators`) it makes Cloud Scheduler's call to the functions emulator, so the
+ * deployed function runs inside the suite (and the command answers when it is done); against any other store (`npm start`'s emulator, or a real
  * project) the worker runs in this process with the same code, its tasks due now run here
  * (locally) or go to Cloud Tasks (a real project).
  */
 interface RunningSuite {
   firestoreEmulatorHost: string;
   gcloudProject: string;
-  suite?: { pubsubEmulatorHost: string };
+  suite?: { functionsEmulatorHost: string };
 }
 
 function runningSuite(): RunningSuite | null {
@@ -29,8 +29,8 @@ function runningSuite(): RunningSuite | null {
 async function runWorker(worker: WorkerName, ctx: CommandContext): Promise<unknown> {
   const suite = runningSuite();
   if (suite?.suite) {
-    const { topic, messageId } = await triggerWorker(suite.suite.pubsubEmulatorHost, suite.gcloudProject, worker);
-    return { worker, function: WORKER_FUNCTIONS[worker], ran: 'in the emulator suite (its functions emulator runs it; see its output)', topic, messageId };
+    const run = await triggerWorker(suite.suite.functionsEmulatorHost, suite.gcloudProject, worker);
+    return { worker, function: WORKER_FUNCTIONS[worker], ran: 'in the emulator suite (its report is in the suite’s output)', emulatorFunction: run.function, status: run.status };
   }
   const { createDeps } = await import('../../app/deps');
   const { runTask } = await import('../../tasks/handlers');
@@ -56,7 +56,7 @@ async function runWorker(worker: WorkerName, ctx: CommandContext): Promise<unkno
 
 export const workerCommands: Command[] = (Object.keys(WORKER_FUNCTIONS) as WorkerName[]).map((worker) => ({
   name: `workers run ${worker}`,
-  summary: `runs the ${worker} worker now (${WORKER_FUNCTIONS[worker]}; under the emulator suite through its Pub/Sub schedule topic)`,
+  summary: `runs the ${worker} worker now (${WORKER_FUNCTIONS[worker]}; under the emulator suite, inside the suite as Cloud Scheduler calls it)`,
   options: {},
   run: (_values, ctx) => runWorker(worker, ctx),
 }));

@@ -1,9 +1,10 @@
 /**
- * Scheduled functions under the emulator suite: firebase-tools' functions emulator subscribes
- * each `onSchedule` function to a Pub/Sub emulator topic (`firebase-schedule-<name>…`) but never
- * publishes to it on the schedule. Publishing a message runs the function inside the suite,
- * exactly as Cloud Scheduler's message does deployed. Used by the suite's own timer and by
- * `tessera workers run`.
+ * Scheduled functions under the emulator suite. Deployed, Cloud Scheduler calls a v2
+ * `onSchedule` function over HTTP (`X-CloudScheduler-JobName`, `X-CloudScheduler-ScheduleTime`).
+ * firebase-tools 15's functions emulator never does: it subscribes the function to a Pub/Sub
+ * emulator topic, then cannot deliver to it ("Unsupported trigger signature: http"). So the
+ * suite's own timer and `tessera workers run` make Cloud Scheduler's call to the functions
+ * emulator, which runs the worker inside the suite; the call answers once the run is done.
  */
 export const WORKER_FUNCTIONS = { retention: 'retentionWorker', webhooks: 'webhookWorker' } as const;
 export type WorkerName = keyof typeof WORKER_FUNCTIONS;
@@ -12,26 +13,34 @@ export function isWorkerName(value: string): value is WorkerName {
   return Object.hasOwn(WORKER_FUNCTIONS, value);
 }
 
-export async function scheduleTopic(pubsubHost: string, projectId: string, worker: WorkerName): Promise<string> {
-  const response = await fetch(`http://${pubsubHost}/v1/projects/${projectId}/topics`);
-  if (!response.ok) throw new Error(`the Pub/Sub emulator answered ${response.status} listing topics`);
-  const { topics = [] } = (await response.json()) as { topics?: { name: string }[] };
-  const name = topics.map((t) => t.name.split('/').pop()!).find((t) => t.startsWith('firebase-schedule-') && t.endsWith(WORKER_FUNCTIONS[worker]));
-  if (!name) throw new Error(`no schedule topic for ${WORKER_FUNCTIONS[worker]} on the Pub/Sub emulator (is the suite's functions emulator up?)`);
-  return name;
+/**
+ * The emulator's key of a scheduled function: `<region>-<name>-<generation>` (the generation
+ * grows when the emulator reloads the functions). Read from the emulator's own list of
+ * functions, which it sends with a 404 for an unknown name.
+ */
+export async function scheduledTriggerKey(functionsHost: string, projectId: string, name: string): Promise<string> {
+  const response = await fetch(`http://${functionsHost}/functions/projects/${projectId}/triggers/tessera-list-functions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+  const text = await response.text();
+  const keys = (/valid functions are: (.*)$/s.exec(text)?.[1] ?? '').split(',').map((key) => key.trim());
+  const pattern = new RegExp(`^[a-z0-9-]+-${name}-(\\d+)$`);
+  const matching = keys.filter((key) => pattern.test(key)).sort((a, b) => Number(pattern.exec(b)![1]) - Number(pattern.exec(a)![1]));
+  if (matching.length === 0) throw new Error(`the functions emulator at ${functionsHost} has no scheduled function ${name} (is the suite up?)`);
+  return matching[0];
 }
 
-/** Publishes the scheduler's message; the functions emulator runs the worker. Returns the message id. */
-export async function triggerWorker(pubsubHost: string, projectId: string, worker: WorkerName): Promise<{ topic: string; messageId: string }> {
-  const topic = await scheduleTopic(pubsubHost, projectId, worker);
-  const response = await fetch(`http://${pubsubHost}/v1/projects/${projectId}/topics/${topic}:publish`, {
+/** Makes Cloud Scheduler's call; resolves when the worker has run (its HTTP answer). */
+export async function triggerWorker(functionsHost: string, projectId: string, worker: WorkerName, now = new Date()): Promise<{ function: string; status: number }> {
+  const name = WORKER_FUNCTIONS[worker];
+  const key = await scheduledTriggerKey(functionsHost, projectId, name);
+  const region = key.slice(0, key.lastIndexOf(`-${name}-`));
+  const response = await fetch(`http://${functionsHost}/functions/projects/${projectId}/triggers/${key}`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ messages: [{ data: Buffer.from(JSON.stringify({ worker, trigger: 'tessera' })).toString('base64') }] }),
+    headers: { 'Content-Type': 'application/json', 'X-CloudScheduler-JobName': `firebase-schedule-${name}-${region}`, 'X-CloudScheduler-ScheduleTime': now.toISOString() },
+    body: '{}',
   });
-  if (!response.ok) throw new Error(`the Pub/Sub emulator refused to publish to ${topic}: ${response.status} ${await response.text()}`);
-  const { messageIds } = (await response.json()) as { messageIds: string[] };
-  return { topic, messageId: messageIds[0] };
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`${name} failed under the functions emulator (HTTP ${response.status}); its error is in the suite's output`);
+  return { function: key, status: response.status };
 }
 
 /** "every 60 minutes" → 3,600,000 ms (the only form index.ts's schedules use). */

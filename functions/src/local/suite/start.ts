@@ -16,6 +16,9 @@ import { everyMs, triggerWorker, type WorkerName } from './schedules';
  * the demo project and its operator. State persists in .tessera/suite-export (`--import` /
  * `--export-on-exit`); `--fresh` starts clean. Ctrl-C stops everything, exporting first.
  *
+ * Scheduled functions: the emulator does not run them on their schedule, so this process calls
+ * them as Cloud Scheduler does (suite/schedules.ts).
+ *
  * Settings (the end-to-end tests use them): TESSERA_SUITE_PORTS=free picks free ports instead of
  * firebase.json's; TESSERA_SUITE_DATA moves the export folder; TESSERA_SUITE_SCHEDULES=off stops
  * the suite's own timer that fires the scheduled workers; TESSERA_RUNNING_FILE moves running.json.
@@ -120,8 +123,8 @@ async function main(): Promise<void> {
     watchSignInLinks(running.suite.authEmulatorHost, projectId, (code) => console.log(`\nSign-in link for ${code.email} (from the Auth emulator; open it in the browser that asked):\n  ${code.oobLink}\n`)),
   );
   if (process.env.TESSERA_SUITE_SCHEDULES !== 'off') {
-    background.push(schedule('webhooks', WEBHOOK_WORKER_SCHEDULE, running.suite.pubsubEmulatorHost, projectId));
-    background.push(schedule('retention', RETENTION_SCHEDULE, running.suite.pubsubEmulatorHost, projectId));
+    background.push(schedule('webhooks', WEBHOOK_WORKER_SCHEDULE, running.suite.functionsEmulatorHost, projectId));
+    background.push(schedule('retention', RETENTION_SCHEDULE, running.suite.functionsEmulatorHost, projectId));
   }
   printSummary(running.baseUrl, summary);
 }
@@ -187,9 +190,15 @@ async function seed(ports: SuitePorts, projectId: string): Promise<SeedSummary> 
   return { projectId: demo.projectId, created: demo.created, apps: demo.apps, operators };
 }
 
-function schedule(worker: WorkerName, every: string, pubsubHost: string, projectId: string): { stop(): void } {
+/** Cloud Scheduler's part: calls the worker on its schedule (never two runs of one worker at once). */
+function schedule(worker: WorkerName, every: string, functionsHost: string, projectId: string): { stop(): void } {
+  let busy = false;
   const timer = setInterval(() => {
-    triggerWorker(pubsubHost, projectId, worker).catch((err) => console.error(`could not fire the ${worker} worker: ${(err as Error).message}`));
+    if (busy) return;
+    busy = true;
+    triggerWorker(functionsHost, projectId, worker)
+      .finally(() => (busy = false))
+      .catch((err) => console.error(`could not fire the ${worker} worker: ${(err as Error).message}`));
   }, everyMs(every));
   return { stop: () => clearInterval(timer) };
 }
