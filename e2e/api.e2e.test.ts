@@ -28,7 +28,7 @@ it('identify → grant → entitlement read, through Hosting', async () => {
   const after = await entitlementsOf(userId);
   expect(after.status).toBe(200);
   expect(after.body.serviceCustomerId).toBe(customerId);
-  expect(after.body.data).toEqual([expect.objectContaining({ entitlementKey: 'pro', isActive: true })]);
+  expect(after.body.data).toEqual([expect.objectContaining({ key: 'pro', isActive: true, object: 'entitlement' })]);
 });
 
 it('an attacker key cannot grant: a publishable key on the server route is refused', async () => {

@@ -61,7 +61,7 @@ it('signs in with an email link through the Auth emulator, grants from the page,
   await grant.getByRole('button', { name: 'Grant' }).click();
   await grant.getByRole('status').waitFor();
   const read = await api('GET', `/v1/entitlements?userId=${encodeURIComponent(userId)}`, IOS_TEST_PUBLISHABLE, undefined, IOS_BUNDLE);
-  expect(read.body.data).toEqual([expect.objectContaining({ entitlementKey: 'pro', isActive: true })]);
+  expect(read.body.data).toEqual([expect.objectContaining({ key: 'pro', isActive: true, object: 'entitlement' })]);
 
   // Sign-out: back to the sign-in page, and the token the page held is refused by the server.
   const token = await page.evaluate(() => sessionStorage.getItem('tessera.dashboard.token'));

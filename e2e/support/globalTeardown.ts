@@ -1,9 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { SuiteState } from './suite';
 
 /**
  * Stops the suite as a developer does (SIGINT, i.e. Ctrl-C) and checks that it stopped and
- * exported its data; anything left running is killed with its process group.
+ * exported its data; anything left running is killed with its process group. The run's folder
+ * (log, export) is kept only when something failed here.
  */
 export default async function globalTeardown(): Promise<void> {
   const stateFile = process.env.TESSERA_E2E_STATE;
@@ -24,4 +26,7 @@ export default async function globalTeardown(): Promise<void> {
     process.kill(-state.pid, 'SIGKILL');
     throw new Error(`the emulator suite did not stop on SIGINT within 120 s; killed. Log: ${state.logFile}`);
   }
+  // Ctrl-C exports the data for the next start (--export-on-exit).
+  if (!existsSync(join(state.dir, 'export', 'firebase-export-metadata.json'))) throw new Error(`the emulator suite stopped without exporting its data. Log: ${state.logFile}`);
+  rmSync(state.dir, { recursive: true, force: true });
 }
