@@ -78,4 +78,4 @@ it('a receiver that fails twice then succeeds: three attempts recorded, backing 
     [3, 200],
   ]);
   expect(record.nextRetryAt).toBeNull();
-});
+}, 600_000);
