@@ -84,6 +84,7 @@ async function main(): Promise<void> {
   };
   const exited = new Promise<number>((resolve) => firebase.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
   let stopping = false;
+  const background: { stop(): void }[] = []; // the sign-in link watcher and the scheduler
   const stop = async (reason: string, code = 0): Promise<void> => {
     if (stopping) return;
     stopping = true;
@@ -93,7 +94,6 @@ async function main(): Promise<void> {
     cleanup();
     process.exit(code);
   };
-  const background: { stop(): void }[] = [];
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   void exited.then((code) => {
