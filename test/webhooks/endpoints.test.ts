@@ -68,7 +68,7 @@ describe('webhooks create', () => {
     const out = await tessera('webhooks create', { project: project.projectId, env: 'test', url: PUBLIC_URL, event: ['entitlement.granted', 'customer.merged', 'entitlement.granted'] });
     expect(Object.keys(out).slice(0, 2)).toEqual(['endpointId', 'secret']);
     expect(out.endpointId).toMatch(/^whep_[A-Za-z0-9]{24}$/);
-    expect(out.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(out.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(out.secret.slice('whsec_'.length), 'base64url')).toHaveLength(32);
     expect(out).toMatchObject({ projectId: project.projectId, env: 'test', url: PUBLIC_URL, eventTypes: ['entitlement.granted', 'customer.merged'], allEventTypes: false, enabled: true, secretGeneration: 1, previousSecret: null });
 
@@ -189,7 +189,7 @@ describe('webhooks rotate-secret', () => {
     const firstRef = (await record(fresh.projectId, 'test', created.endpointId)).secret.ref;
     const rotatedAt = service.clock.now();
     const rotated = await tessera('webhooks rotate-secret', { endpoint: created.endpointId });
-    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(rotated.secret).not.toBe(created.secret);
     expect(rotated.previousSecretExpiresAt).toBe(rotatedAt + 24 * HOUR);
     expect(rotated.endpoint).toMatchObject({ secretGeneration: 2, previousSecret: { generation: 1, expiresAt: rotatedAt + 24 * HOUR } });
