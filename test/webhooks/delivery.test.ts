@@ -9,7 +9,8 @@
  * (deployed mode) is never contacted; a task never delivers across projects or environments.
  */
 import { Timestamp } from 'firebase-admin/firestore';
-import { HOUR, MINUTE } from '../../functions/src/clock';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { HOUR, ManualClock, MINUTE } from '../../functions/src/clock';
 import type { AuditEntry } from '../../functions/src/audit/model';
 import { EnvScope } from '../../functions/src/store/scope';
 import { deliveryTaskId } from '../../functions/src/webhooks/eventModel';
@@ -87,6 +88,24 @@ describe('a 2xx answer', () => {
     expect(record).toMatchObject({ state: 'delivered', attemptCount: 1, nextRetryAt: null, failure: null, eventType: 'entitlement.granted', replay: null });
     expect(record!.attempts).toEqual([expect.objectContaining({ attempt: 1, statusCode: 204, error: null, responseBody: null, secretGenerations: [1] })]);
     expect(record!.expiresAt.toMillis()).toBe(record!.createdAt + 30 * 24 * HOUR);
+  });
+
+  it('carries Standard Webhooks headers that the standardwebhooks library verifies with the same secret, old and new during a rotation', async () => {
+    const projectId = await newProject(world.deps);
+    const now = steppedDeps({ file, clock: new ManualClock(Date.now()) }); // the library checks the timestamp against the real time
+    const { endpointId, secret: oldSecret } = await addEndpoint(now.deps, file, projectId, 'test', receiver.url());
+    const rotated = await rotateEndpointSecret(new EnvScope(now.deps.db, projectId, 'test'), endpointId, HOUR, { secrets: new LocalSecretWriter(file), now: now.clock.now(), surface: 'test' });
+    const event = await recordEvent(now.deps, projectId, 'test', 'entitlement.granted', { serviceCustomerId: 'cdcust_sw', sequence: 1 });
+    await enqueueDelivery(now.queue, projectId, 'test', event.eventId, endpointId);
+    await now.queue.runNext();
+    expect(receiver.requests).toHaveLength(1);
+    const [{ headers, body }] = receiver.requests;
+    expect(headers['webhook-id']).toBe(event.eventId);
+    expect(headers['webhook-timestamp']).toBe(String(Math.floor(now.clock.now() / 1000)));
+    const received = { 'webhook-id': headers['webhook-id'] as string, 'webhook-timestamp': headers['webhook-timestamp'] as string, 'webhook-signature': headers['webhook-signature'] as string };
+    for (const secret of [rotated.secret, oldSecret]) expect(new Webhook(secret).verify(body.toString('utf8'), received)).toEqual(event.payload);
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(body.toString('utf8'), received)).toThrow(WebhookVerificationError);
+    expect(() => new Webhook(rotated.secret).verify(body.toString('utf8').replace('cdcust_sw', 'cdcust_xx'), received)).toThrow(WebhookVerificationError);
   });
 
   it('is not sent again when the same task runs twice', async () => {

@@ -16,7 +16,9 @@ import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
 import { MAX_DELIVERY_ATTEMPTS, policyBackoffSeconds, QUEUE_CONFIGS, QUEUE_NAMES, RETRY_POLICIES, RETRY_POLICY, type QueueName } from '../../functions/src/tasks/queue';
 import { parseDeliveryTask } from '../../functions/src/webhooks/deliveryModel';
 import { queueRetryDelaySeconds } from '../../functions/src/webhooks/deliveryPolicy';
-import { eventBody, signatureHeader } from '../../functions/src/webhooks/signature';
+import { eventBody, signatureHeader, standardSignatureHeader, standardWebhooksKey } from '../../functions/src/webhooks/signature';
+import { mintSigningSecret } from '../../functions/src/webhooks/signingSecret';
+import { Webhook } from 'standardwebhooks';
 import { requireDeployedEntry } from '../support/functionsEnv';
 import { verifyAll } from './deliverySupport';
 
@@ -32,6 +34,31 @@ describe('signatureHeader', () => {
   });
   it('needs a secret', () => {
     expect(() => signatureHeader([], 1, body)).toThrow();
+  });
+});
+
+describe('standardSignatureHeader', () => {
+  const body = Buffer.from('{"id":"evt_1","data":{"name":"Zoë"}}', 'utf8');
+  const key = Buffer.from(Array.from({ length: 32 }, (_, i) => 250 - i)); // bytes whose base64 and base64url differ
+  const standard = `whsec_${key.toString('base64')}`;
+  const legacy = `whsec_${key.toString('base64url')}`;
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = (secret: string) => ({ 'webhook-id': 'evt_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': standardSignatureHeader([secret], 'evt_1', timestamp, body) });
+
+  it('signs "<id>.<timestamp>.<body>" with the key the secret encodes, one v1 per secret', () => {
+    const expected = createHmac('sha256', key).update(`evt_1.${timestamp}.`).update(body).digest('base64');
+    expect(standardSignatureHeader([standard, legacy], 'evt_1', timestamp, body)).toBe(`v1,${expected} v1,${expected}`);
+    expect(new Webhook(standard).verify(body.toString('utf8'), headers(standard))).toEqual(JSON.parse(body.toString('utf8')));
+  });
+  it('signs with a secret minted as base64url the same key: the standard base64 of it verifies', () => {
+    expect(() => new Webhook(legacy).verify(body.toString('utf8'), headers(legacy))).toThrow(); // the library reads standard base64 only
+    expect(new Webhook(standard).verify(body.toString('utf8'), headers(legacy))).toEqual(JSON.parse(body.toString('utf8')));
+  });
+  it('mints secrets that both schemes take as they are', () => {
+    const secret = mintSigningSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(standardWebhooksKey(secret)).toHaveLength(32);
+    expect(new Webhook(secret).verify(body.toString('utf8'), headers(secret))).toBeTruthy();
   });
 });
 
