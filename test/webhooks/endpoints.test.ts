@@ -169,7 +169,7 @@ describe('the 10-endpoint limit', () => {
     const fresh = await seedProject(service);
     for (let i = 0; i < 10; i += 1) await tessera('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL });
     const { Transaction } = await import('@google-cloud/firestore');
-    const rollback = jest.spyOn(Transaction.prototype, 'rollback');
+    const rollback = jest.spyOn(Transaction.prototype as unknown as { rollback(): Promise<void> }, 'rollback'); // internal: not in the typings
     try {
       expect((await tesseraFails('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL })).code).toBe('conflict');
       // A refusal never leaves its transaction to a rollback that a CLI process exits before sending.
