@@ -221,11 +221,10 @@ describe('failed attempts', () => {
       firstAttemptAt: claimedAt, nextRetryAt: null, inFlight: { attempt: 1, startedAt: claimedAt, expiresAt: claimedAt + 15_000 }, deliveredAt: null, failedAt: null, failure: null,
       createdAt: claimedAt, updatedAt: claimedAt, expiresAt: Timestamp.fromMillis(claimedAt + 30 * 24 * HOUR),
     });
-    await world.queue.runNext(); // a run while the claim holds: a duplicate, sends nothing
+    await world.queue.runNext(); // a run while the claim holds sends nothing, and asks the queue to retry it
     expect(receiver.requests).toHaveLength(0);
-    world.clock.advance(30_000); // the queue's retry (its first backoff), after the claim expired
-    world.queue.queued.push({ queue: 'webhookDelivery', payload: { projectId, env: 'test', eventId: event.eventId, endpointId }, options: { id: deliveryId }, retryCount: 1 });
-    await runAll();
+    expect(world.queue.queued.map((t) => [t.options.id, t.retryCount])).toEqual([[deliveryId, 1]]);
+    await runAll(); // the queue's retry, 30 s later: the claim has expired
     expect(receiver.requests.map((r) => r.headers['service-webhook-attempt'])).toEqual(['2']);
     const record = await deliveryRecord(world.deps, projectId, 'test', deliveryId);
     expect(record).toMatchObject({ state: 'delivered', attemptCount: 2, inFlight: null });

@@ -99,6 +99,9 @@ export async function deliver(deps: DeliveryDeps, task: DeliveryTask): Promise<D
   const generations = [endpoint!.secret.generation, ...(refs.length > 1 ? [endpoint!.previousSecret!.generation] : [])];
   const claim = await claimAttempt(scope, deps, policy, task, event!, deliveryId);
   if (claim === 'duplicate') return 'repeated';
+  // Another run is sending right now. It may be this very task run twice (Cloud Tasks delivers at
+  // least once): finishing here would acknowledge the task that the other run may need retried.
+  if (claim === 'in_flight') throw new RetryLaterError(`webhook delivery ${deliveryId}: an attempt is in flight; this run sends nothing`);
   if (claim === 'exhausted') return 'failed';
   const attempt = await attemptOnce(deps, policy, event!, endpoint!, claim, secrets, generations);
   const recorded = await recordOutcome(scope, deps, policy, task, deliveryId, attempt);
@@ -186,21 +189,22 @@ interface Claimed {
 
 /**
  * Claims the next attempt in a transaction: its number is the record's count plus one, and it
- * is in flight until its answer is recorded. 'duplicate': another run is making an attempt now,
- * or the delivery is no longer pending, or this run came well before the queue's retry was due
- * (a second task for the same delivery): it must not send. 'exhausted': the attempts or the 3
- * days are used up (the record is marked failed here, whatever the queue would still do).
+ * is in flight until its answer is recorded. Nothing is sent on 'in_flight' (another run is
+ * making an attempt now) or 'duplicate' (the delivery is no longer pending, or this run came
+ * well before the queue's retry was due: a second task for the same delivery). 'exhausted': the
+ * attempts or the 3 days are used up (the record is marked failed here, whatever the queue
+ * would still do).
  */
-async function claimAttempt(scope: EnvScope, deps: DeliveryDeps, policy: DeliveryPolicy, task: DeliveryTask, event: WebhookEventRecord, deliveryId: string): Promise<Claimed | 'duplicate' | 'exhausted'> {
+async function claimAttempt(scope: EnvScope, deps: DeliveryDeps, policy: DeliveryPolicy, task: DeliveryTask, event: WebhookEventRecord, deliveryId: string): Promise<Claimed | 'in_flight' | 'duplicate' | 'exhausted'> {
   const ref = deliveryRef(scope, deliveryId);
-  const claimed = await scope.runTransaction(async (tx): Promise<Claimed | 'duplicate' | 'exhausted'> => {
+  const claimed = await scope.runTransaction(async (tx): Promise<Claimed | 'in_flight' | 'duplicate' | 'exhausted'> => {
     const now = deps.clock.now();
     const snapshot = await tx.get(ref);
     const current = (snapshot.data() as DeliveryRecord | undefined) ?? freshRecord(task, event, deliveryId, now);
     if (current.state !== 'pending') return 'duplicate';
     const next: DeliveryRecord = { ...current, inFlight: null, updatedAt: now };
     if (current.inFlight) {
-      if (current.inFlight.expiresAt > now) return 'duplicate';
+      if (current.inFlight.expiresAt > now) return 'in_flight';
       // The run that claimed it died before recording an answer: say so, never leave a gap.
       const { attempt, startedAt } = current.inFlight;
       const lost: DeliveryAttempt = { attempt, at: startedAt, statusCode: null, latencyMs: 0, responseBody: null, error: 'interrupted', errorDetail: 'the attempt was not recorded by the run that made it', secretGenerations: [] };
