@@ -149,10 +149,15 @@ describe('a 2xx answer', () => {
     for (let i = 0; i < 20; i += 1) await world.deps.tasks.enqueue('webhookDelivery', payload, { id: `storm-${event.eventId}-${i}` });
     for (let i = 0; i < 20; i += 1) await world.queue.runNext(); // a storm of duplicates, all at once
     expect(receiver.requests).toHaveLength(1);
-    world.queue.queued.push(retry);
+    // Each asked to be retried instead of ending (none may leave the delivery without a task).
+    expect(world.queue.queued).toHaveLength(20);
+    expect(world.queue.queued.every((t) => t.retryCount === 1)).toBe(true);
+    world.queue.queued.unshift(retry);
     await runAll();
+    // One attempt per due time: the retry delivers, the duplicates then find it finished.
     expect(receiver.requests.map((r) => r.headers['service-webhook-attempt'])).toEqual(['1', '2']);
     expect((await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId)))!.attempts.map((a) => a.statusCode)).toEqual([503, 200]);
+    expect(world.queue.queued).toHaveLength(0);
   });
 
   it('goes to the address the check resolved, with the URL host kept in Host', async () => {

@@ -35,7 +35,9 @@ import { activeSecretRefs } from './signingSecret';
  * Tasks emulator, or the in-process queue, all from tasks/queue.ts QUEUE_CONFIGS) runs the task
  * again after its retryConfig backoff. The record decides everything else:
  * - a run that finds an attempt in flight (claimed, not yet recorded, not expired), or comes
- *   well before the recorded `nextRetryAt`, is a duplicate: it sends nothing;
+ *   well before the recorded `nextRetryAt`, sends nothing and asks to be retried (it ends once
+ *   the delivery is finished): a duplicate task never sends out of turn, and no task is
+ *   acknowledged while its delivery may still need it;
  * - no attempt is ever overwritten: each is claimed once (its number is the record's count) and
  *   appended once, by the run that claimed it;
  * - at most MAX_DELIVERY_ATTEMPTS attempts and none after 3 days, whatever the queue does.
@@ -98,10 +100,12 @@ export async function deliver(deps: DeliveryDeps, task: DeliveryTask): Promise<D
   const secrets = await Promise.all(refs.map((ref) => deps.secrets.read(ref)));
   const generations = [endpoint!.secret.generation, ...(refs.length > 1 ? [endpoint!.previousSecret!.generation] : [])];
   const claim = await claimAttempt(scope, deps, policy, task, event!, deliveryId);
-  if (claim === 'duplicate') return 'repeated';
-  // Another run is sending right now. It may be this very task run twice (Cloud Tasks delivers at
-  // least once): finishing here would acknowledge the task that the other run may need retried.
-  if (claim === 'in_flight') throw new RetryLaterError(`webhook delivery ${deliveryId}: an attempt is in flight; this run sends nothing`);
+  if (claim === 'finished') return 'repeated';
+  // A run that must not send now (another is sending, or the retry is not due) sends nothing and
+  // asks to be retried, never acknowledging its task: it may be the very task the other run
+  // needs retried (Cloud Tasks runs a task at least once), and a delivery must never be left
+  // pending with no task behind it. It ends when it finds the delivery finished.
+  if (claim === 'in_flight' || claim === 'not_due') throw new RetryLaterError(`webhook delivery ${deliveryId}: ${claim === 'in_flight' ? 'an attempt is in flight' : 'the next attempt is not due yet'}; this run sends nothing`);
   if (claim === 'exhausted') return 'failed';
   const attempt = await attemptOnce(deps, policy, event!, endpoint!, claim, secrets, generations);
   const recorded = await recordOutcome(scope, deps, policy, task, deliveryId, attempt);
@@ -187,21 +191,23 @@ interface Claimed {
   startedAt: number;
 }
 
+type ClaimRefusal = 'finished' | 'in_flight' | 'not_due' | 'exhausted';
+
 /**
  * Claims the next attempt in a transaction: its number is the record's count plus one, and it
- * is in flight until its answer is recorded. Nothing is sent on 'in_flight' (another run is
- * making an attempt now) or 'duplicate' (the delivery is no longer pending, or this run came
- * well before the queue's retry was due: a second task for the same delivery). 'exhausted': the
- * attempts or the 3 days are used up (the record is marked failed here, whatever the queue
- * would still do).
+ * is in flight until its answer is recorded. Nothing is sent on 'finished' (the delivery is no
+ * longer pending), 'in_flight' (another run is making an attempt now) or 'not_due' (this run
+ * came well before the queue's retry was due: a second task for the same delivery).
+ * 'exhausted': the attempts or the 3 days are used up (the record is marked failed here,
+ * whatever the queue would still do).
  */
-async function claimAttempt(scope: EnvScope, deps: DeliveryDeps, policy: DeliveryPolicy, task: DeliveryTask, event: WebhookEventRecord, deliveryId: string): Promise<Claimed | 'in_flight' | 'duplicate' | 'exhausted'> {
+async function claimAttempt(scope: EnvScope, deps: DeliveryDeps, policy: DeliveryPolicy, task: DeliveryTask, event: WebhookEventRecord, deliveryId: string): Promise<Claimed | ClaimRefusal> {
   const ref = deliveryRef(scope, deliveryId);
-  const claimed = await scope.runTransaction(async (tx): Promise<Claimed | 'in_flight' | 'duplicate' | 'exhausted'> => {
+  const claimed = await scope.runTransaction(async (tx): Promise<Claimed | ClaimRefusal> => {
     const now = deps.clock.now();
     const snapshot = await tx.get(ref);
     const current = (snapshot.data() as DeliveryRecord | undefined) ?? freshRecord(task, event, deliveryId, now);
-    if (current.state !== 'pending') return 'duplicate';
+    if (current.state !== 'pending') return 'finished';
     const next: DeliveryRecord = { ...current, inFlight: null, updatedAt: now };
     if (current.inFlight) {
       if (current.inFlight.expiresAt > now) return 'in_flight';
@@ -212,7 +218,7 @@ async function claimAttempt(scope: EnvScope, deps: DeliveryDeps, policy: Deliver
     } else if (current.nextRetryAt !== null && current.attemptCount > 0) {
       // The queue's retry comes at nextRetryAt (give or take its dispatch delay); a run long before it is another task.
       const backoffMs = policy.retryDelaySeconds(current.attemptCount) * 1000;
-      if (now < current.nextRetryAt - backoffMs / 2) return 'duplicate';
+      if (now < current.nextRetryAt - backoffMs / 2) return 'not_due';
     }
     const windowEnded = current.firstAttemptAt !== null && now >= current.firstAttemptAt + RETRY_WINDOW_MS;
     if (current.attemptCount >= policy.maxAttempts || windowEnded) {
