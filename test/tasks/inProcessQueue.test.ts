@@ -46,6 +46,27 @@ describe('retries (fake timers)', () => {
     expect(runs).toEqual(expected); // 0, 10 s, 30 s, 70 s, 150 s: five attempts
   });
 
+  it('retries until both maxAttempts and maxRetrySeconds are reached when both are set, as Cloud Tasks does', async () => {
+    const queue = new InProcessTaskQueue();
+    let runs = 0;
+    queue.attach(async () => {
+      runs += 1;
+      throw new Error('our own fault');
+    });
+    await queue.enqueue('webhookDelivery', {}, { id: 'own-fault' });
+    const drained = queue.drain();
+    await jest.advanceTimersByTimeAsync(5 * 24 * 3600 * 1000);
+    await drained;
+    const policy = QUEUE_CONFIGS.webhookDelivery.retryConfig;
+    let expected = 1;
+    for (let at = 0; ; expected += 1) {
+      at += policyBackoffSeconds(policy, expected + 1);
+      if (expected + 1 > policy.maxAttempts && at > policy.maxRetrySeconds!) break;
+    }
+    expect(runs).toBe(expected);
+    expect(runs).toBeGreaterThan(policy.maxAttempts); // the handler, not the queue, stops deliveries at 25 (deliver.ts)
+  });
+
   it('dispatches at the queue’s maxDispatchesPerSecond after a burst of a second’s worth (Cloud Tasks’ bucket)', async () => {
     const queue = new InProcessTaskQueue();
     const starts: number[] = [];

@@ -7,9 +7,9 @@ import { outsideRequest } from '../store/roundTrips';
 export type TaskRunner = (queue: QueueName, payload: Record<string, unknown>) => Promise<void>;
 
 export interface InProcessOptions {
-  /** Backoff before attempt n (1-based), every queue. Default: each queue's QUEUE_CONFIGS retryConfig. Tests pass 0 to retry at once. */
+  /** Backoff before attempt n (1-based), every queue. Default: each queue's QUEUE_CONFIGS retryConfig. Tests pass 0 to retry at once (then `maxAttempts` alone ends the retries). */
   backoffMs?: (attempt: number) => number;
-  /** Every queue. Default: each queue's retryConfig (and its `maxRetrySeconds`, measured from the first attempt). */
+  /** Every queue, alone (tests). Default: each queue's retryConfig: `maxAttempts` and, when set, `maxRetrySeconds` from the first attempt, both reached (Cloud Tasks' rule). */
   maxAttempts?: number;
   /** Tasks of one queue running at once, every queue. Default: each queue's rateLimits.maxConcurrentDispatches. */
   maxConcurrent?: number;
@@ -177,8 +177,12 @@ export class InProcessTaskQueue implements TaskQueue {
     const maxAttempts = this.options.maxAttempts ?? policy.maxAttempts;
     const next = task.attempt + 1;
     const wait = this.options.backoffMs ? this.options.backoffMs(next) : policyBackoffSeconds(policy, next) * 1000;
-    const giveUpAt = policy.maxRetrySeconds === undefined ? Infinity : task.firstAttemptAt + policy.maxRetrySeconds * 1000;
-    if (next > maxAttempts || Date.now() + wait > giveUpAt) {
+    // Cloud Tasks' rule: with both limits set, it retries until BOTH are reached. A test's
+    // override of backoff or attempts has no time scale: its attempts alone end the retries.
+    const attemptsUsed = next > maxAttempts;
+    const overridden = this.options.maxAttempts !== undefined || this.options.backoffMs !== undefined;
+    const timeUsed = policy.maxRetrySeconds === undefined || Date.now() + wait > task.firstAttemptAt + policy.maxRetrySeconds * 1000;
+    if (attemptsUsed && (overridden || timeUsed)) {
       logger.error('task gave up after max attempts', { queue: task.queue, id: task.id });
       return this.complete(task);
     }
