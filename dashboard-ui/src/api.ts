@@ -33,7 +33,7 @@ export function setTokenRefresher(refresh: (() => Promise<string | null>) | null
   tokenRefresher = refresh;
 }
 
-export async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const token = (tokenRefresher ? await tokenRefresher() : null) ?? session.get();
   const headers: Record<string, string> = {};
   if (token) headers.Authorization = `Bearer ${token}`;

@@ -17,7 +17,7 @@ import type { Express } from 'express';
 import type { GroupName } from './app/groupNames';
 import { deployRegion } from './config/region';
 import { RETENTION_SCHEDULE } from './retention/schedule';
-import { RETRY_POLICIES, type QueueName } from './tasks/queue';
+import { QUEUE_CONFIGS, type QueueName } from './tasks/queue';
 import { WEBHOOK_WORKER_SCHEDULE } from './webhooks/outboxSchedule';
 
 const REGION = deployRegion();
@@ -59,9 +59,14 @@ export const webhooksApi = groupFunction('webhooks');
 export const dashboardApi = groupFunction('dashboard');
 export const reportsApi = groupFunction('reports');
 
-/** A Cloud Tasks queue function: runs the queue's handler; a throw makes Cloud Tasks retry. */
+/**
+ * A Cloud Tasks queue function: runs the queue's handler; a throw makes Cloud Tasks retry. Its
+ * retryConfig and rateLimits are the queue's QUEUE_CONFIGS entry, which the in-process queue
+ * applies too (tasks/queue.ts).
+ */
 function taskFunction(queue: QueueName) {
-  return onTaskDispatched<Record<string, unknown>>({ retryConfig: { ...RETRY_POLICIES[queue] } }, async (req) => {
+  const { retryConfig, rateLimits } = QUEUE_CONFIGS[queue];
+  return onTaskDispatched<Record<string, unknown>>({ retryConfig: { ...retryConfig }, rateLimits: { ...rateLimits } }, async (req) => {
     const [{ runTask }, ready] = await Promise.all([import('./tasks/handlers'), getDeps()]);
     await runTask(queue, req.data, ready);
   });
@@ -71,7 +76,7 @@ function taskFunction(queue: QueueName) {
 export const identityResolutionTask = taskFunction('identityResolution');
 export const erasureTask = taskFunction('erasure');
 export const webhookFanoutTask = taskFunction('webhookFanout');
-/** One outbound webhook delivery attempt per task (webhooks/deliver.ts schedules the next). */
+/** One outbound webhook delivery attempt per run; a failed attempt throws and the queue retries it (webhooks/deliver.ts). */
 export const webhookDeliveryTask = taskFunction('webhookDelivery');
 
 /** The scheduled retention worker: finishes erasures whose task was lost (see retention/README.md). */

@@ -268,6 +268,39 @@ it('sets rail references; registers a webhook endpoint (secret shown once), send
   await shot('webhooks');
 });
 
+it('edits a webhook endpoint’s URL and event types, and deletes it after a confirmation', async () => {
+  await go('test', 'webhooks');
+  const form = page.getByRole('form', { name: 'Register a webhook endpoint' });
+  await form.getByLabel('Endpoint URL').fill(`http://127.0.0.1:9/edit-me/${run}`);
+  await form.getByLabel('entitlement.granted').check();
+  await form.getByRole('button', { name: 'Register endpoint' }).click();
+  await page.getByTestId('once-secret').waitFor();
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  const card = page.locator('article', { hasText: `/edit-me/${run}` });
+  await card.waitFor();
+  const endpointId = (await card.getAttribute('data-endpoint-id'))!;
+
+  await card.getByRole('button', { name: 'Edit' }).click();
+  const edit = card.getByRole('form', { name: `Edit webhook endpoint ${endpointId}` });
+  await edit.getByLabel('Endpoint URL').fill(`http://127.0.0.1:9/edited/${run}`);
+  await edit.getByLabel('entitlement.granted').uncheck();
+  await edit.getByLabel('customer.merged').check();
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  const edited = page.locator(`article[data-endpoint-id="${endpointId}"]`);
+  await edited.getByText(`http://127.0.0.1:9/edited/${run}`).waitFor();
+  expect(await edited.locator('p.muted').first().textContent()).toContain('customer.merged');
+  expect(await edited.locator('p.muted').first().textContent()).not.toContain('entitlement.granted');
+
+  await edited.getByRole('button', { name: 'Delete', exact: true }).click();
+  await edited.getByRole('button', { name: 'Keep it' }).click(); // a first click only asks
+  expect(await edited.count()).toBe(1);
+  await edited.getByRole('button', { name: 'Delete', exact: true }).click();
+  await edited.getByRole('button', { name: /Delete now/ }).click();
+  await edited.waitFor({ state: 'detached' });
+  const listed = (await (await fetch(`${stack.baseUrl}/v1/dashboard-api/projects/${PROJECT}/test/webhooks`, { headers: { Authorization: `Bearer ${await page.evaluate(() => sessionStorage.getItem('tessera.dashboard.token'))}` } })).json()) as { data: { endpointId: string }[] };
+  expect(listed.data.map((e) => e.endpointId)).not.toContain(endpointId);
+});
+
 it('keeps the environment switch visible and never shows live data in test', async () => {
   const liveUser = `live-only-${run}`;
   const { serviceCustomerId: liveCustomer } = await identify('live', { userId: liveUser, anonymousId: `${liveUser}-phone` });

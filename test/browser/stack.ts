@@ -25,7 +25,8 @@ export interface LocalStack {
   baseUrl: string;
   loginLink: string;
   output: () => string;
-  stop: () => Promise<void>;
+  /** Sends the signal (SIGTERM unless given; Ctrl-C is SIGINT) and resolves when the process has exited. */
+  stop: (signal?: NodeJS.Signals) => Promise<void>;
 }
 
 export async function startLocalStack(): Promise<LocalStack> {
@@ -56,11 +57,11 @@ export async function startLocalStack(): Promise<LocalStack> {
     baseUrl: `http://127.0.0.1:${port}`,
     loginLink,
     output: () => output,
-    stop: () =>
+    stop: (signal: NodeJS.Signals = 'SIGTERM') =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.kill('SIGTERM');
+        child.kill(signal);
       }),
   };
 }

@@ -192,6 +192,35 @@ describe('webhook endpoints', () => {
   });
 });
 
+describe('webhook endpoints: edit and delete', () => {
+  const del = (env: 'test' | 'live', path: string) => service.request().delete(`${base(env)}${path}`).set(session);
+
+  it('edits the URL and event types, and deletes the endpoint with its secrets, in the path’s environment only', async () => {
+    const created = (await post('test', '/webhooks', { url: 'http://127.0.0.1:9/hook', eventTypes: ['entitlement.granted'] })).body.data;
+    const { endpointId } = created.endpoint;
+    const edited = await post('test', `/webhooks/${endpointId}/update`, { url: 'http://127.0.0.1:9/v2', eventTypes: ['customer.merged'] });
+    expect(edited.status).toBe(200);
+    expect(edited.body.data.endpoint).toMatchObject({ url: 'http://127.0.0.1:9/v2', eventTypes: ['customer.merged'] });
+    expect((await audit('test', edited.body.data.auditEventId)).details).toMatchObject({ surface: 'dashboard', operator: 'local-operator@localhost', previousUrl: 'http://127.0.0.1:9/hook' });
+    expectError(await post('test', `/webhooks/${endpointId}/update`, { url: 'https://169.254.169.254/latest' }), 400, 'invalid_request_error', 'invalid_param_value');
+    expectError(await post('test', `/webhooks/${endpointId}/update`, { eventTypes: 'customer.merged' }), 400, 'invalid_request_error', 'invalid_param_value');
+
+    // The other environment can neither edit nor delete it; nobody without a session can.
+    expectError(await post('live', `/webhooks/${endpointId}/update`, { url: 'http://127.0.0.1:9/x' }), 400, 'invalid_request_error', 'invalid_param_value');
+    expectError(await del('live', `/webhooks/${endpointId}`), 400, 'invalid_request_error', 'invalid_param_value');
+    expect((await service.request().delete(`${base('test')}/webhooks/${endpointId}`)).status).toBe(401);
+    expect((await get('test', '/webhooks')).body.data.map((e: { endpointId: string }) => e.endpointId)).toContain(endpointId);
+
+    const deleted = await del('test', `/webhooks/${endpointId}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.data).toMatchObject({ endpointId, deleted: true, secretsRemoved: 1, secretsNotRemoved: [] });
+    expect(readFileSync(secretsFile, 'utf8')).not.toContain(created.secret);
+    expect((await get('test', '/webhooks')).body.data.map((e: { endpointId: string }) => e.endpointId)).not.toContain(endpointId);
+    expect((await audit('test', deleted.body.data.auditEventId)).eventType).toBe('webhook_endpoint.deleted');
+    expectError(await del('test', `/webhooks/${endpointId}`), 400, 'invalid_request_error', 'invalid_param_value');
+  });
+});
+
 describe('webhook deliveries', () => {
   it('sends a test event, lists the delivery with its attempts, and replays it, each audited with the operator', async () => {
     const received: { type: string; id: string }[] = [];

@@ -2,12 +2,15 @@
  * Guarantees of webhook delivery (the `webhookDelivery` task), against a real HTTP receiver on
  * loopback that checks signatures with its own code: a 2xx delivers the exact signed bytes with
  * the documented headers; a 500, a timeout and a refused connection are recorded and retried
- * later with backoff, as new attempts; 410 disables the endpoint (audited); 3 days of failures
- * fail the delivery and disable the endpoint (audited); during a rotation grace both secrets
+ * by the queue after its retryConfig backoff, as the next attempt; a duplicate run of a task
+ * never sends, and every attempt is recorded once; at most 25 attempts, whatever the queue does;
+ * 410 disables the endpoint (audited); 3 days of failures disable the endpoint (audited); during a rotation grace both secrets
  * sign, the old one last, and only the new one after; a destination refused after resolution
  * (deployed mode) is never contacted; a task never delivers across projects or environments.
  */
-import { HOUR, MINUTE } from '../../functions/src/clock';
+import { Timestamp } from 'firebase-admin/firestore';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { HOUR, ManualClock, MINUTE } from '../../functions/src/clock';
 import type { AuditEntry } from '../../functions/src/audit/model';
 import { EnvScope } from '../../functions/src/store/scope';
 import { deliveryTaskId } from '../../functions/src/webhooks/eventModel';
@@ -49,10 +52,7 @@ beforeEach(() => {
 async function runAll(max = 100): Promise<number> {
   let runs = 0;
   for (; runs < max; runs += 1) {
-    const next = world.queue.queued[0];
-    if (!next) break;
-    if (next.options.scheduleDelaySeconds) world.clock.advance(next.options.scheduleDelaySeconds * 1000);
-    await world.queue.runNext();
+    if (!(await world.queue.runNext())) break;
   }
   return runs;
 }
@@ -90,6 +90,24 @@ describe('a 2xx answer', () => {
     expect(record!.expiresAt.toMillis()).toBe(record!.createdAt + 30 * 24 * HOUR);
   });
 
+  it('carries Standard Webhooks headers that the standardwebhooks library verifies with the same secret, old and new during a rotation', async () => {
+    const projectId = await newProject(world.deps);
+    const now = steppedDeps({ file, clock: new ManualClock(Date.now()) }); // the library checks the timestamp against the real time
+    const { endpointId, secret: oldSecret } = await addEndpoint(now.deps, file, projectId, 'test', receiver.url());
+    const rotated = await rotateEndpointSecret(new EnvScope(now.deps.db, projectId, 'test'), endpointId, HOUR, { secrets: new LocalSecretWriter(file), now: now.clock.now(), surface: 'test' });
+    const event = await recordEvent(now.deps, projectId, 'test', 'entitlement.granted', { serviceCustomerId: 'cdcust_sw', sequence: 1 });
+    await enqueueDelivery(now.queue, projectId, 'test', event.eventId, endpointId);
+    await now.queue.runNext();
+    expect(receiver.requests).toHaveLength(1);
+    const [{ headers, body }] = receiver.requests;
+    expect(headers['webhook-id']).toBe(event.eventId);
+    expect(headers['webhook-timestamp']).toBe(String(Math.floor(now.clock.now() / 1000)));
+    const received = { 'webhook-id': headers['webhook-id'] as string, 'webhook-timestamp': headers['webhook-timestamp'] as string, 'webhook-signature': headers['webhook-signature'] as string };
+    for (const secret of [rotated.secret, oldSecret]) expect(new Webhook(secret).verify(body.toString('utf8'), received)).toEqual(event.payload);
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(body.toString('utf8'), received)).toThrow(WebhookVerificationError);
+    expect(() => new Webhook(rotated.secret).verify(body.toString('utf8').replace('cdcust_sw', 'cdcust_xx'), received)).toThrow(WebhookVerificationError);
+  });
+
   it('is not sent again when the same task runs twice', async () => {
     const projectId = await newProject(world.deps);
     const { endpointId } = await addEndpoint(world.deps, file, projectId, 'test', receiver.url());
@@ -102,18 +120,44 @@ describe('a 2xx answer', () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
-  it('records one attempt when two runs of the same task race (the receiver drops the duplicate by id)', async () => {
+  it('is sent once when two runs of the same task race, and a 500 then a 200 are both recorded (issue 19 §5)', async () => {
     const projectId = await newProject(world.deps);
     const { endpointId } = await addEndpoint(world.deps, file, projectId, 'test', receiver.url());
     const event = await recordEvent(world.deps, projectId, 'test', 'customer.merged', { serviceCustomerId: 'cdcust_4' });
+    receiver.reply = (_r, i) => (i === 0 ? { status: 500, body: 'boom' } : { status: 200 });
     await enqueueDelivery(world.queue, projectId, 'test', event.eventId, endpointId);
     const task = world.queue.queued[0];
-    world.queue.queued.push(task);
+    world.queue.queued.push(task); // Cloud Tasks may run a task twice at once
     await Promise.all([world.queue.runNext(), world.queue.runNext()]);
-    expect(receiver.requests.map((r) => r.headers['service-webhook-id'])).toEqual([event.eventId, event.eventId]);
+    expect(receiver.requests.map((r) => r.headers['service-webhook-attempt'])).toEqual(['1']);
+    await runAll(); // the queue's retry
+    expect(receiver.requests.map((r) => r.headers['service-webhook-attempt'])).toEqual(['1', '2']);
     const record = await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId));
-    expect(record).toMatchObject({ state: 'delivered', attemptCount: 1 });
-    expect(record!.attempts).toHaveLength(1);
+    expect(record).toMatchObject({ state: 'delivered', attemptCount: 2, inFlight: null });
+    expect(record!.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 500], [2, 200]]);
+  });
+
+  it('is not sent by a second task for the same delivery before the queue’s retry is due', async () => {
+    const projectId = await newProject(world.deps);
+    const { endpointId } = await addEndpoint(world.deps, file, projectId, 'test', receiver.url());
+    const event = await recordEvent(world.deps, projectId, 'test', 'entitlement.granted', { sequence: 9 });
+    receiver.reply = (_r, i) => (i === 0 ? { status: 503 } : { status: 200 });
+    await enqueueDelivery(world.queue, projectId, 'test', event.eventId, endpointId);
+    await world.queue.runNext(); // attempt 1 fails; the queue holds its retry
+    const retry = world.queue.queued.shift()!;
+    const payload = { projectId, env: 'test' as const, eventId: event.eventId, endpointId };
+    for (let i = 0; i < 20; i += 1) await world.deps.tasks.enqueue('webhookDelivery', payload, { id: `storm-${event.eventId}-${i}` });
+    for (let i = 0; i < 20; i += 1) await world.queue.runNext(); // a storm of duplicates, all at once
+    expect(receiver.requests).toHaveLength(1);
+    // Each asked to be retried instead of ending (none may leave the delivery without a task).
+    expect(world.queue.queued).toHaveLength(20);
+    expect(world.queue.queued.every((t) => t.retryCount === 1)).toBe(true);
+    world.queue.queued.unshift(retry);
+    await runAll();
+    // One attempt per due time: the retry delivers, the duplicates then find it finished.
+    expect(receiver.requests.map((r) => r.headers['service-webhook-attempt'])).toEqual(['1', '2']);
+    expect((await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId)))!.attempts.map((a) => a.statusCode)).toEqual([503, 200]);
+    expect(world.queue.queued).toHaveLength(0);
   });
 
   it('goes to the address the check resolved, with the URL host kept in Host', async () => {
@@ -137,7 +181,7 @@ describe('a 2xx answer', () => {
 });
 
 describe('failed attempts', () => {
-  it('retry a 500 later, as attempt 2, with the answer recorded', async () => {
+  it('retry a 500 through the queue after its backoff, as attempt 2, with the answer recorded', async () => {
     const projectId = await newProject(world.deps);
     const { endpointId } = await addEndpoint(world.deps, file, projectId, 'test', receiver.url());
     const event = await recordEvent(world.deps, projectId, 'test', 'entitlement.revoked', { sequence: 3 });
@@ -147,18 +191,17 @@ describe('failed attempts', () => {
 
     await world.queue.runNext();
     const pending = await deliveryRecord(world.deps, projectId, 'test', deliveryId);
-    expect(pending).toMatchObject({ state: 'pending', attemptCount: 1 });
+    expect(pending).toMatchObject({ state: 'pending', attemptCount: 1, inFlight: null });
     expect(pending!.attempts[0]).toMatchObject({ statusCode: 500, error: 'http_status' });
     expect(Buffer.byteLength(pending!.attempts[0].responseBody!, 'utf8')).toBe(1024);
     expect(pending!.attempts[0].responseBody!.startsWith('boom xxx')).toBe(true);
-    // The retry is a new task for attempt 2, scheduled 15–30 s later (the first backoff, with jitter).
+    // The task threw: the queue runs the same task again after its first backoff (30 s), and the record says when.
     expect(world.queue.queued).toHaveLength(1);
     const retry = world.queue.queued[0];
-    expect(retry.payload).toMatchObject({ eventId: event.eventId, endpointId, attempt: 2 });
-    expect(retry.options.id).toBe(`${deliveryId}-attempt-2`);
-    expect(retry.options.scheduleDelaySeconds).toBeGreaterThanOrEqual(15);
-    expect(retry.options.scheduleDelaySeconds).toBeLessThanOrEqual(30);
-    expect(pending!.nextRetryAt).toBe(world.clock.now() + retry.options.scheduleDelaySeconds! * 1000);
+    expect(retry.options.id).toBe(deliveryId);
+    expect(retry.retryCount).toBe(1);
+    expect(retry.options.scheduleDelaySeconds).toBe(30);
+    expect(pending!.nextRetryAt).toBe(world.clock.now() + 30_000);
     expect((await endpointRecord(world.deps, projectId, 'test', endpointId)).failingSince).toBe(pending!.attempts[0].at);
 
     await runAll();
@@ -170,22 +213,27 @@ describe('failed attempts', () => {
     expect((await endpointRecord(world.deps, projectId, 'test', endpointId)).failingSince).toBeNull();
   });
 
-  it('queue the next attempt again when the task that recorded a failure runs again (its retry was lost)', async () => {
+  it('record an attempt whose run died before recording it as interrupted, and go on with the next', async () => {
     const projectId = await newProject(world.deps);
     const { endpointId } = await addEndpoint(world.deps, file, projectId, 'test', receiver.url());
     const event = await recordEvent(world.deps, projectId, 'test', 'entitlement.granted', { sequence: 8 });
-    receiver.reply = (_r, i) => (i === 0 ? { status: 502 } : { status: 200 });
+    const deliveryId = deliveryTaskId(event.eventId, endpointId);
     await enqueueDelivery(world.queue, projectId, 'test', event.eventId, endpointId);
-    const first = world.queue.queued[0];
-    await world.queue.runNext();
-    const retry = world.queue.queued.pop()!; // enqueuing the retry failed after the attempt was recorded…
-    world.queue.ids.splice(world.queue.ids.indexOf(retry.options.id), 1);
-    world.queue.queued.push(first); // …so the queue runs the first task again
-    await world.queue.runNext();
-    expect(receiver.requests).toHaveLength(1); // not sent again
-    expect(world.queue.queued.map((t) => [t.options.id, t.options.scheduleDelaySeconds])).toEqual([[retry.options.id, retry.options.scheduleDelaySeconds]]);
-    await runAll();
-    expect(await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId))).toMatchObject({ state: 'delivered', attemptCount: 2 });
+    // A run claimed attempt 1 and died (an instance lost mid-request): the record says so, nothing else.
+    const claimedAt = world.clock.now();
+    await new EnvScope(world.deps.db, projectId, 'test').doc('webhookDeliveries', deliveryId).set({
+      deliveryId, projectId, env: 'test', eventId: event.eventId, eventType: event.type, endpointId, replay: null, state: 'pending', attempts: [], attemptCount: 1,
+      firstAttemptAt: claimedAt, nextRetryAt: null, inFlight: { attempt: 1, startedAt: claimedAt, expiresAt: claimedAt + 15_000 }, deliveredAt: null, failedAt: null, failure: null,
+      createdAt: claimedAt, updatedAt: claimedAt, expiresAt: Timestamp.fromMillis(claimedAt + 30 * 24 * HOUR),
+    });
+    await world.queue.runNext(); // a run while the claim holds sends nothing, and asks the queue to retry it
+    expect(receiver.requests).toHaveLength(0);
+    expect(world.queue.queued.map((t) => [t.options.id, t.retryCount])).toEqual([[deliveryId, 1]]);
+    await runAll(); // the queue's retry, 30 s later: the claim has expired
+    expect(receiver.requests.map((r) => r.headers['service-webhook-attempt'])).toEqual(['2']);
+    const record = await deliveryRecord(world.deps, projectId, 'test', deliveryId);
+    expect(record).toMatchObject({ state: 'delivered', attemptCount: 2, inFlight: null });
+    expect(record!.attempts.map((a) => [a.attempt, a.error])).toEqual([[1, 'interrupted'], [2, null]]);
   });
 
   it('retry a timeout (no answer within the timeout)', async () => {
@@ -265,8 +313,8 @@ describe('410 Gone', () => {
   });
 });
 
-describe('three days of failures', () => {
-  it('fail the delivery and disable the endpoint, with an audit entry', async () => {
+describe('attempts stop', () => {
+  it('after 25 attempts with the queue’s backoff (30 s doubling to 4 h), well within 3 days, whatever the queue does then', async () => {
     const projectId = await newProject(world.deps);
     const { endpointId } = await addEndpoint(world.deps, file, projectId, 'test', receiver.url());
     const event = await recordEvent(world.deps, projectId, 'test', 'customer.erased', { serviceCustomerId: 'cdcust_3' });
@@ -275,34 +323,52 @@ describe('three days of failures', () => {
     await enqueueDelivery(world.queue, projectId, 'test', event.eventId, endpointId);
     await runAll(200);
 
-    const record = await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId));
-    expect(record!.state).toBe('failed');
-    expect(record!.failure).toBe('retries_exhausted');
+    const deliveryId = deliveryTaskId(event.eventId, endpointId);
+    const record = await deliveryRecord(world.deps, projectId, 'test', deliveryId);
+    expect(record).toMatchObject({ state: 'failed', failure: 'retries_exhausted', attemptCount: 25, nextRetryAt: null });
     const attempts = record!.attempts;
-    expect(record!.attemptCount).toBe(attempts.length);
-    expect(attempts.length).toBeGreaterThan(15);
-    expect(attempts.length).toBeLessThan(50);
-    // Backoff grows (with jitter) up to its ceiling; the last attempt is at the 3-day mark.
-    const gaps = attempts.slice(1).map((a, i) => a.at - attempts[i].at);
-    expect(gaps[0]).toBeLessThanOrEqual(30_000);
-    expect(Math.max(...gaps)).toBeLessThanOrEqual(4 * HOUR);
-    expect(Math.max(...gaps)).toBeGreaterThanOrEqual(2 * HOUR);
-    expect(attempts.at(-1)!.at - start).toBe(72 * HOUR);
+    expect(attempts.map((a) => a.attempt)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    const gaps = attempts.slice(1).map((a, i) => (a.at - attempts[i].at) / 1000);
+    expect(gaps.slice(0, 10)).toEqual([30, 60, 120, 240, 480, 960, 1920, 3840, 7680, 14400]);
+    expect(new Set(gaps.slice(9))).toEqual(new Set([14400]));
+    expect(attempts.at(-1)!.at - start).toBeLessThan(72 * HOUR);
     expect(receiver.requests.map((r) => Number(r.headers['service-webhook-attempt']))).toEqual(attempts.map((a) => a.attempt));
 
-    const endpoint = await endpointRecord(world.deps, projectId, 'test', endpointId);
-    expect(endpoint.disabled).toMatchObject({ reason: 'failing' });
-    const audits = await disableAudits(projectId, endpointId);
-    expect(audits).toHaveLength(1);
-    expect(audits[0].details).toMatchObject({ disabledReason: 'failing', failingSince: start });
+    // A queue that keeps running the task (its own limits ignored) changes nothing.
+    for (let i = 0; i < 5; i += 1) {
+      world.clock.advance(4 * HOUR);
+      world.queue.queued.push({ queue: 'webhookDelivery', payload: { projectId, env: 'test', eventId: event.eventId, endpointId }, options: { id: deliveryId }, retryCount: 25 + i });
+      await world.queue.runNext();
+    }
+    expect(receiver.requests).toHaveLength(25);
+    expect(await deliveryRecord(world.deps, projectId, 'test', deliveryId)).toMatchObject({ state: 'failed', attemptCount: 25 });
   });
 
+  it('after 3 days since the first attempt, even with attempts left (the queue was slow)', async () => {
+    const projectId = await newProject(world.deps);
+    const { endpointId } = await addEndpoint(world.deps, file, projectId, 'test', receiver.url());
+    const event = await recordEvent(world.deps, projectId, 'test', 'customer.erased', { serviceCustomerId: 'cdcust_5' });
+    receiver.reply = () => ({ status: 500 });
+    await enqueueDelivery(world.queue, projectId, 'test', event.eventId, endpointId);
+    await world.queue.runNext();
+    const retry = world.queue.queued.shift()!;
+    world.clock.advance(72 * HOUR); // the queue's retry comes 3 days late
+    world.queue.queued.push({ ...retry, options: { id: retry.options.id } });
+    await world.queue.runNext();
+    expect(receiver.requests).toHaveLength(1);
+    expect(await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId))).toMatchObject({ state: 'failed', failure: 'retries_exhausted', attemptCount: 1 });
+    expect(world.queue.queued).toHaveLength(0);
+  });
+});
+
+describe('three days of failures', () => {
   it('counts across deliveries: an endpoint failing for 3 days is disabled by whichever delivery fails then', async () => {
     const projectId = await newProject(world.deps);
     const { endpointId } = await addEndpoint(world.deps, file, projectId, 'test', receiver.url());
     receiver.reply = () => ({ status: 500 });
     const first = await recordEvent(world.deps, projectId, 'test', 'entitlement.granted', { sequence: 1 });
     await enqueueDelivery(world.queue, projectId, 'test', first.eventId, endpointId);
+    const start = world.clock.now();
     await world.queue.runNext(); // fails at t0
     world.queue.queued.length = 0; // its retries are lost: only the endpoint's memory of the failure remains
     world.clock.advance(71 * HOUR);
@@ -313,6 +379,9 @@ describe('three days of failures', () => {
     world.clock.advance(1 * HOUR);
     await world.queue.runNext(); // its retry, at 72 h: disabled
     expect((await endpointRecord(world.deps, projectId, 'test', endpointId)).disabled).toMatchObject({ reason: 'failing' });
+    const audits = await disableAudits(projectId, endpointId);
+    expect(audits).toHaveLength(1);
+    expect(audits[0].details).toMatchObject({ disabledReason: 'failing', failingSince: start, surface: 'delivery' });
     expect(await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(second.eventId, endpointId))).toMatchObject({ state: 'failed', failure: 'endpoint_disabled' });
     expect(world.queue.queued).toHaveLength(0);
   });
@@ -376,7 +445,8 @@ describe('destinations refused at delivery (deployed mode)', () => {
     await deployed.queue.runNext();
     const record = await deliveryRecord(deployed.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId));
     expect(record!.attempts[0]).toMatchObject({ error: 'destination_refused', statusCode: null });
-    expect(record!.attempts[0].errorDetail).toMatch(/^blocked_address: .*10\.1\.2\.3/);
+    expect(record!.attempts[0].errorDetail).toMatch(/^blocked_address: A webhook destination must resolve only to public/);
+    expect(record!.attempts[0].errorDetail).not.toContain('10.1.2.3');
   });
 });
 

@@ -12,7 +12,7 @@ import { LocalSecretWriter } from '../../functions/src/secrets/writer';
 import { toWireEnv, type Env } from '../../functions/src/store/env';
 import { EnvScope } from '../../functions/src/store/scope';
 import { runTask } from '../../functions/src/tasks/handlers';
-import type { EnqueueOptions, EnqueueResult, QueueName, TaskQueue } from '../../functions/src/tasks/queue';
+import { policyBackoffSeconds, RETRY_POLICIES, RetryLaterError, type EnqueueOptions, type EnqueueResult, type QueueName, type TaskQueue } from '../../functions/src/tasks/queue';
 import type { DeliveryOverrides } from '../../functions/src/webhooks/deliveryPolicy';
 import type { DeliveryRecord } from '../../functions/src/webhooks/deliveryModel';
 import { createEndpoint } from '../../functions/src/webhooks/endpoints';
@@ -110,26 +110,41 @@ export interface QueuedTask {
   queue: QueueName;
   payload: Record<string, unknown>;
   options: EnqueueOptions;
+  /** Cloud Tasks' retry count: 0 for the first run. */
+  retryCount: number;
 }
 
-/** Records tasks (de-duplicated by id, as Cloud Tasks does); the test runs them one by one through the handler table. */
+/**
+ * Records tasks (de-duplicated by id, as Cloud Tasks does); the test runs them one by one through
+ * the handler table. A task whose handler asks to be retried (RetryLaterError) is queued again,
+ * same id, after the queue's retryConfig backoff (`scheduleDelaySeconds`), as Cloud Tasks does.
+ */
 class SteppingQueue implements TaskQueue {
   readonly queued: QueuedTask[] = [];
   readonly ids: string[] = [];
   deps: RootDeps | null = null;
+  clock: ManualClock | null = null;
 
   async enqueue(queue: QueueName, payload: Record<string, unknown>, options: EnqueueOptions): Promise<EnqueueResult> {
     if (this.ids.includes(options.id)) return 'duplicate';
     this.ids.push(options.id);
-    this.queued.push({ queue, payload, options });
+    this.queued.push({ queue, payload, options, retryCount: 0 });
     return 'enqueued';
   }
 
-  /** Runs the oldest queued task; returns it, or null when none is left. */
+  /** Runs the oldest queued task, moving the clock to its time when it was scheduled later; returns it, or null when none is left. */
   async runNext(): Promise<QueuedTask | null> {
     const task = this.queued.shift();
     if (!task) return null;
-    await runTask(task.queue, task.payload, this.deps!);
+    if (task.options.scheduleDelaySeconds && this.clock) this.clock.advance(task.options.scheduleDelaySeconds * 1000);
+    try {
+      await runTask(task.queue, task.payload, this.deps!);
+    } catch (err) {
+      if (!(err instanceof RetryLaterError)) throw err;
+      const retryCount = task.retryCount + 1;
+      const delay = policyBackoffSeconds(RETRY_POLICIES[task.queue], retryCount + 1);
+      this.queued.push({ ...task, retryCount, options: { ...task.options, scheduleDelaySeconds: delay } });
+    }
     return task;
   }
 }
@@ -157,6 +172,7 @@ export function steppedDeps(options: { file: string; allowLoopback?: boolean; de
     webhookDelivery: options.delivery,
   });
   queue.deps = deps;
+  queue.clock = clock;
   return { deps, clock, queue, file: options.file };
 }
 

@@ -1,10 +1,10 @@
 /**
  * Guarantees of the delivery's pure parts: the signature header is the documented scheme (one
- * `v1` per secret, in the order given, over "<t>.<exact body>"); the retry delay grows
- * exponentially from 30 s to a 4 h ceiling with jitter between half and all of it; the queue
- * retry policies keep the erasure and identity queues' backoff and give deliveries 3 days; a
- * malformed task payload is recognised; the deployed task function carries the 3-day retry
- * configuration; the README's verification snippet accepts what the service signs, with the
+ * `v1` per secret, in the order given, over "<t>.<exact body>"); the queue's retry delay grows
+ * exponentially from 30 s to a 4 h ceiling; the queue retry policies keep the erasure and
+ * identity queues' backoff and give deliveries 25 attempts within 3 days; a malformed task
+ * payload is recognised; the deployed task functions carry each queue's one retry and rate
+ * declaration, which the in-process queue applies too; the README's verification snippet accepts what the service signs, with the
  * old or the new secret during a rotation, and refuses anything else.
  */
 import * as crypto from 'node:crypto';
@@ -13,10 +13,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
-import { policyBackoffSeconds, RETRY_POLICIES, RETRY_POLICY, type QueueName } from '../../functions/src/tasks/queue';
+import { MAX_DELIVERY_ATTEMPTS, policyBackoffSeconds, QUEUE_CONFIGS, QUEUE_NAMES, RETRY_POLICIES, RETRY_POLICY, type QueueName } from '../../functions/src/tasks/queue';
 import { parseDeliveryTask } from '../../functions/src/webhooks/deliveryModel';
-import { MAX_RETRY_SECONDS, retryDelaySeconds } from '../../functions/src/webhooks/deliveryPolicy';
-import { eventBody, signatureHeader } from '../../functions/src/webhooks/signature';
+import { queueRetryDelaySeconds } from '../../functions/src/webhooks/deliveryPolicy';
+import { eventBody, signatureHeader, standardSignatureHeader, standardWebhooksKey } from '../../functions/src/webhooks/signature';
+import { mintSigningSecret } from '../../functions/src/webhooks/signingSecret';
+import { Webhook } from 'standardwebhooks';
 import { requireDeployedEntry } from '../support/functionsEnv';
 import { verifyAll } from './deliverySupport';
 
@@ -35,23 +37,46 @@ describe('signatureHeader', () => {
   });
 });
 
+describe('standardSignatureHeader', () => {
+  const body = Buffer.from('{"id":"evt_1","data":{"name":"Zoë"}}', 'utf8');
+  const key = Buffer.from(Array.from({ length: 32 }, (_, i) => 250 - i)); // bytes whose base64 and base64url differ
+  const standard = `whsec_${key.toString('base64')}`;
+  const legacy = `whsec_${key.toString('base64url')}`;
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = (secret: string) => ({ 'webhook-id': 'evt_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': standardSignatureHeader([secret], 'evt_1', timestamp, body) });
+
+  it('signs "<id>.<timestamp>.<body>" with the key the secret encodes, one v1 per secret', () => {
+    const expected = createHmac('sha256', key).update(`evt_1.${timestamp}.`).update(body).digest('base64');
+    expect(standardSignatureHeader([standard, legacy], 'evt_1', timestamp, body)).toBe(`v1,${expected} v1,${expected}`);
+    expect(new Webhook(standard).verify(body.toString('utf8'), headers(standard))).toEqual(JSON.parse(body.toString('utf8')));
+  });
+  it('signs with a secret minted as base64url the same key: the standard base64 of it verifies', () => {
+    expect(() => new Webhook(legacy).verify(body.toString('utf8'), headers(legacy))).toThrow(); // the library reads standard base64 only
+    expect(new Webhook(standard).verify(body.toString('utf8'), headers(legacy))).toEqual(JSON.parse(body.toString('utf8')));
+  });
+  it('mints secrets that both schemes take as they are', () => {
+    const secret = mintSigningSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(standardWebhooksKey(secret)).toHaveLength(32);
+    expect(new Webhook(secret).verify(body.toString('utf8'), headers(secret))).toBeTruthy();
+  });
+});
+
 it('sends the payload fields in the documented order', () => {
   const payload = { data: { a: 1 }, apiVersion: 'v1', projectId: 'p', env: 'sandbox', created: 5, type: 'webhook.test', object: 'event', id: 'evt_1' } as const;
   expect(eventBody(payload).toString('utf8')).toBe('{"id":"evt_1","object":"event","type":"webhook.test","created":5,"env":"sandbox","projectId":"p","apiVersion":"v1","data":{"a":1}}');
 });
 
-describe('retryDelaySeconds', () => {
-  it('doubles from 30 s up to 4 h, drawn between half and all of the ceiling', () => {
-    expect([1, 2, 3, 4].map((n) => retryDelaySeconds(n, () => 1))).toEqual([30, 60, 120, 240]);
-    expect([1, 2, 3, 4].map((n) => retryDelaySeconds(n, () => 0))).toEqual([15, 30, 60, 120]);
-    expect(retryDelaySeconds(30, () => 1)).toBe(MAX_RETRY_SECONDS);
-    expect(retryDelaySeconds(30, () => 0)).toBe(MAX_RETRY_SECONDS / 2);
-    const draws = new Set(Array.from({ length: 50 }, () => retryDelaySeconds(10)));
-    expect(draws.size).toBeGreaterThan(10); // jitter: deliveries failing together spread out
+describe('queueRetryDelaySeconds', () => {
+  it('is the delivery queue’s backoff: doubling from 30 s up to 4 h, the 25 attempts inside 3 days', () => {
+    expect([1, 2, 3, 4].map((n) => queueRetryDelaySeconds(n))).toEqual([30, 60, 120, 240]);
+    expect([9, 10, 24].map((n) => queueRetryDelaySeconds(n))).toEqual([7680, 14400, 14400]);
+    const lastAttemptAt = Array.from({ length: MAX_DELIVERY_ATTEMPTS - 1 }, (_, i) => queueRetryDelaySeconds(i + 1)).reduce((a, b) => a + b, 0);
+    expect(lastAttemptAt).toBeLessThan(3 * 24 * 3600);
   });
 });
 
-it('runs ten webhook deliveries at once in process, and still two tasks of the other queues', async () => {
+it('runs at most each queue’s maxConcurrentDispatches at once in process (10 webhook deliveries, 2 of the other queues)', async () => {
   const peak = async (queue: QueueName): Promise<number> => {
     const tasks = new InProcessTaskQueue();
     let running = 0;
@@ -64,16 +89,18 @@ it('runs ten webhook deliveries at once in process, and still two tasks of the o
       running -= 1;
     });
     for (let i = 0; i < 15; i += 1) await tasks.enqueue(queue, {}, { id: `t${i}` });
-    // Release tasks one at a time until all 15 have run; the gate never lets more in than the slots allow.
+    // Release a task only once as many run as the slots allow; the gate never lets more in than that.
+    const slots = QUEUE_CONFIGS[queue].rateLimits.maxConcurrentDispatches;
     for (let done = 0; done < 15; done += 1) {
-      while (release.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      while (release.length < Math.min(slots, 15 - done)) await new Promise((resolve) => setTimeout(resolve, 5));
       release.shift()!();
     }
     await tasks.drain();
     return highest;
   };
-  expect(await peak('webhookDelivery')).toBe(10);
-  expect(await peak('erasure')).toBe(2);
+  expect(await peak('webhookDelivery')).toBe(QUEUE_CONFIGS.webhookDelivery.rateLimits.maxConcurrentDispatches);
+  expect(await peak('erasure')).toBe(QUEUE_CONFIGS.erasure.rateLimits.maxConcurrentDispatches);
+  expect([QUEUE_CONFIGS.webhookDelivery.rateLimits.maxConcurrentDispatches, QUEUE_CONFIGS.erasure.rateLimits.maxConcurrentDispatches]).toEqual([10, 2]);
 });
 
 describe('queue retry policies', () => {
@@ -82,15 +109,20 @@ describe('queue retry policies', () => {
     expect(RETRY_POLICIES.identityResolution).toBe(RETRY_POLICY);
     expect([2, 3, 4, 5, 6, 7].map((n) => policyBackoffSeconds(RETRY_POLICY, n))).toEqual([10, 20, 40, 80, 160, 300]);
   });
-  it('retry a failing delivery handler for up to 3 days, doubling 7 times then linearly, capped at 1 h', () => {
+  it('retry a failed delivery 24 times over at most 3 days, doubling 9 times from 30 s, capped at 4 h', () => {
     const policy = RETRY_POLICIES.webhookDelivery;
-    expect(policy.maxRetrySeconds).toBe(3 * 24 * 3600);
-    expect([2, 3, 8, 9, 20].map((n) => policyBackoffSeconds(policy, n))).toEqual([30, 60, 1920, 3600, 3600]);
-    expect(policyBackoffSeconds({ ...policy, maxBackoffSeconds: 10_000 }, 10)).toBe(3840 * 2); // linear after the doublings
+    expect(policy).toMatchObject({ maxAttempts: 25, maxRetrySeconds: 3 * 24 * 3600 });
+    expect([2, 3, 8, 10, 11, 20].map((n) => policyBackoffSeconds(policy, n))).toEqual([30, 60, 1920, 7680, 14400, 14400]);
+    expect(policyBackoffSeconds({ ...policy, maxBackoffSeconds: 100_000, maxDoublings: 7 }, 10)).toBe(3840 * 2); // linear after the doublings
   });
-  it('reach the deployed webhookDeliveryTask as its Cloud Tasks retryConfig', () => {
-    const task = requireDeployedEntry().webhookDeliveryTask as { __endpoint: { taskQueueTrigger: { retryConfig: Record<string, unknown> } } };
-    expect(task.__endpoint.taskQueueTrigger.retryConfig).toMatchObject({ maxRetrySeconds: 259200, minBackoffSeconds: 30, maxBackoffSeconds: 3600, maxDoublings: 7 });
+  it('reach every deployed task function as its Cloud Tasks retryConfig and rateLimits (one declaration)', () => {
+    const functionNames: Record<QueueName, string> = { erasure: 'erasureTask', identityResolution: 'identityResolutionTask', webhookFanout: 'webhookFanoutTask', webhookDelivery: 'webhookDeliveryTask' };
+    for (const queue of QUEUE_NAMES) {
+      const task = requireDeployedEntry()[functionNames[queue]] as { __endpoint: { taskQueueTrigger: { retryConfig: Record<string, unknown>; rateLimits: Record<string, unknown> } } };
+      expect(task.__endpoint.taskQueueTrigger.retryConfig).toMatchObject({ ...QUEUE_CONFIGS[queue].retryConfig });
+      expect(task.__endpoint.taskQueueTrigger.rateLimits).toMatchObject({ ...QUEUE_CONFIGS[queue].rateLimits });
+    }
+    expect(requireDeployedEntry().webhookDeliveryTask).toBeDefined();
   });
 });
 

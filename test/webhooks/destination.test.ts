@@ -6,7 +6,7 @@
  * hostname any of whose DNS answers is one; no credentials in the URL; http to loopback only
  * with the local setting.
  */
-import { checkDestination, DestinationRefusedError, isRefusedAddress, type Lookup, type RefusalReason } from '../../functions/src/webhooks/destination';
+import { BLOCKED_ADDRESS_RULE, checkDestination, DestinationRefusedError, isRefusedAddress, type Lookup, type RefusalReason } from '../../functions/src/webhooks/destination';
 
 const deployed = { allowLoopbackHttp: false };
 const local = { allowLoopbackHttp: true };
@@ -117,6 +117,16 @@ describe('checkDestination, deployed', () => {
     expect(await refusal('https://mixed.example.com/hook', { ...deployed, lookup })).toBe('blocked_address');
     expect(await refusal('https://v6.example.com/hook', { ...deployed, lookup })).toBe('blocked_address');
     expect(await refusal('https://localhost:3000/hook', { ...deployed, lookup })).toBe('blocked_address');
+  });
+
+  it('names the rule in its refusal, never the address the host resolved to', async () => {
+    const lookup = lookupFrom({ 'internal.example.com': ['10.1.2.3'], 'v6.example.com': ['fd00:ec2::254'] });
+    for (const url of ['https://internal.example.com/hook', 'https://v6.example.com/hook']) {
+      const refused = await checkDestination(url, { ...deployed, lookup }).catch((err: DestinationRefusedError) => err);
+      expect(refused).toBeInstanceOf(DestinationRefusedError);
+      expect((refused as DestinationRefusedError).message).toBe(BLOCKED_ADDRESS_RULE);
+      expect((refused as DestinationRefusedError).message).not.toMatch(/10\.1\.2\.3|fd00|ec2/);
+    }
   });
 
   it('refuses a hostname that does not resolve', async () => {

@@ -3,8 +3,10 @@
  * rotate-secret`): an endpoint lives in its own project and environment and is found there by
  * its id alone; its signing secret (`whsec_…`) is printed once and kept only in the secret store
  * (Firestore, listings and audit entries never hold a value); rotation keeps the previous secret
- * signing for the grace only; at most 10 endpoints per partition, concurrent creations
- * included; refused destinations and event types leave nothing behind; every change is audited.
+ * signing for the grace only; at most 10 enabled endpoints per partition, concurrent creations
+ * included, and a refusal leaves no lock behind; update changes URL and types; delete removes the
+ * endpoint and every generation of its secret; refused destinations and event types leave
+ * nothing behind; every change is audited.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,7 +70,7 @@ describe('webhooks create', () => {
     const out = await tessera('webhooks create', { project: project.projectId, env: 'test', url: PUBLIC_URL, event: ['entitlement.granted', 'customer.merged', 'entitlement.granted'] });
     expect(Object.keys(out).slice(0, 2)).toEqual(['endpointId', 'secret']);
     expect(out.endpointId).toMatch(/^whep_[A-Za-z0-9]{24}$/);
-    expect(out.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(out.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(out.secret.slice('whsec_'.length), 'base64url')).toHaveLength(32);
     expect(out).toMatchObject({ projectId: project.projectId, env: 'test', url: PUBLIC_URL, eventTypes: ['entitlement.granted', 'customer.merged'], allEventTypes: false, enabled: true, secretGeneration: 1, previousSecret: null });
 
@@ -143,12 +145,83 @@ describe('the 10-endpoint limit', () => {
     expect((await tessera('webhooks list', { project: fresh.projectId, env: 'test' })).endpoints).toHaveLength(10);
     expect(Object.keys(storedSecrets())).toHaveLength(before + 2); // the refused creations' secrets were removed
     expect((await tesseraFails('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL })).code).toBe('conflict');
-    // Disabled endpoints still count.
-    const [first] = (await tessera('webhooks list', { project: fresh.projectId, env: 'test' })).endpoints;
-    await tessera('webhooks disable', { endpoint: first.endpointId });
-    expect((await tesseraFails('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL })).code).toBe('conflict');
     // The other environment has its own 10.
     await expect(create('live')).resolves.toMatchObject({ env: 'live' });
+  });
+
+  it('counts enabled endpoints only: a disabled or deleted one frees its place, and enabling an 11th is refused', async () => {
+    const fresh = await seedProject(service);
+    const create = () => tessera('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL });
+    const created = [];
+    for (let i = 0; i < 10; i += 1) created.push(await create());
+    expect((await tesseraFails('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL })).code).toBe('conflict');
+    await tessera('webhooks disable', { endpoint: created[0].endpointId });
+    const eleventh = await create(); // 10 enabled again, 11 in all
+    const refused = await tesseraFails('webhooks enable', { endpoint: created[0].endpointId });
+    expect(refused.code).toBe('conflict');
+    expect(refused.message).toMatch(/10 enabled test webhook endpoints/);
+    await tessera('webhooks delete', { endpoint: eleventh.endpointId });
+    await expect(tessera('webhooks enable', { endpoint: created[0].endpointId })).resolves.toMatchObject({ endpoint: { enabled: true } });
+    expect((await tessera('webhooks list', { project: fresh.projectId, env: 'test' })).endpoints).toHaveLength(10);
+  });
+
+  it('lets the other environment create at once after a refusal (the refusal commits, no lock is left behind)', async () => {
+    const fresh = await seedProject(service);
+    for (let i = 0; i < 10; i += 1) await tessera('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL });
+    const { Transaction } = await import('@google-cloud/firestore');
+    const rollback = jest.spyOn(Transaction.prototype as unknown as { rollback(): Promise<void> }, 'rollback'); // internal: not in the typings
+    try {
+      expect((await tesseraFails('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL })).code).toBe('conflict');
+      // A refusal never leaves its transaction to a rollback that a CLI process exits before sending.
+      expect(rollback).not.toHaveBeenCalled();
+    } finally {
+      rollback.mockRestore();
+    }
+    await expect(tessera('webhooks create', { project: fresh.projectId, env: 'live', url: PUBLIC_URL })).resolves.toMatchObject({ env: 'live' });
+  });
+});
+
+describe('webhooks update and delete', () => {
+  it('changes the URL and the event types, audited with both, keeping the secret', async () => {
+    const fresh = await seedProject(service);
+    const created = await tessera('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL, event: ['entitlement.granted'] });
+    const updated = await tessera('webhooks update', { endpoint: created.endpointId, url: 'https://93.184.215.14/v2/hooks', event: ['customer.merged', 'customer.erased'] });
+    expect(updated.endpoint).toMatchObject({ url: 'https://93.184.215.14/v2/hooks', eventTypes: ['customer.merged', 'customer.erased'], secretGeneration: 1, enabled: true });
+    expect(await audit(fresh.projectId, 'test', updated.auditEventId)).toMatchObject({
+      eventType: 'webhook_endpoint.updated',
+      details: expect.objectContaining({ previousUrl: PUBLIC_URL, previousEventTypes: ['entitlement.granted'], url: 'https://93.184.215.14/v2/hooks' }),
+    });
+    const everything = await tessera('webhooks update', { endpoint: created.endpointId, 'all-events': true });
+    expect(everything.endpoint).toMatchObject({ eventTypes: [], allEventTypes: true, url: 'https://93.184.215.14/v2/hooks' });
+    expect((await record(fresh.projectId, 'test', created.endpointId)).secret.ref).toBe(activeSecretRefs(await record(fresh.projectId, 'test', created.endpointId), 0)[0]);
+  });
+
+  it('refuses a private destination, an unknown type, an empty change and an unknown endpoint, changing nothing', async () => {
+    const fresh = await seedProject(service);
+    const created = await tessera('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL });
+    const before = await partitionText(fresh.projectId, 'test');
+    const privateUrl = await tesseraFails('webhooks update', { endpoint: created.endpointId, url: 'https://10.0.0.8/hook' });
+    expect(privateUrl.code).toBe('invalid_argument');
+    expect(privateUrl.message).not.toContain('10.0.0.8');
+    expect((await tesseraFails('webhooks update', { endpoint: created.endpointId, event: ['entitlement.nope'] })).code).toBe('invalid_argument');
+    expect((await tesseraFails('webhooks update', { endpoint: created.endpointId })).code).toBe('invalid_argument');
+    expect((await tesseraFails('webhooks update', { endpoint: 'whep_AAAAAAAAAAAAAAAAAAAAAAAA', url: PUBLIC_URL })).code).toBe('not_found');
+    expect(await partitionText(fresh.projectId, 'test')).toBe(before);
+  });
+
+  it('deletes the endpoint and every generation of its secret, audited; a second delete is not_found', async () => {
+    const fresh = await seedProject(service);
+    const created = await tessera('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL });
+    await tessera('webhooks rotate-secret', { endpoint: created.endpointId, grace: '0' });
+    await tessera('webhooks rotate-secret', { endpoint: created.endpointId, grace: '24h' });
+    const refs = Object.keys(storedSecrets()).filter((ref) => ref.includes(created.endpointId));
+    expect(refs).toHaveLength(3); // generation 1 is past its grace but still stored
+    const deleted = await tessera('webhooks delete', { endpoint: created.endpointId });
+    expect(deleted).toMatchObject({ endpointId: created.endpointId, deleted: true, secretsRemoved: 3, secretsNotRemoved: [] });
+    expect(Object.keys(storedSecrets()).filter((ref) => ref.includes(created.endpointId))).toEqual([]);
+    expect((await scopeOf(fresh.projectId, 'test').doc('webhookEndpoints', created.endpointId).get()).exists).toBe(false);
+    expect(await audit(fresh.projectId, 'test', deleted.auditEventId)).toMatchObject({ eventType: 'webhook_endpoint.deleted', fromState: 'enabled', details: expect.objectContaining({ url: PUBLIC_URL }) });
+    expect((await tesseraFails('webhooks delete', { endpoint: created.endpointId })).code).toBe('not_found');
   });
 });
 
@@ -189,7 +262,7 @@ describe('webhooks rotate-secret', () => {
     const firstRef = (await record(fresh.projectId, 'test', created.endpointId)).secret.ref;
     const rotatedAt = service.clock.now();
     const rotated = await tessera('webhooks rotate-secret', { endpoint: created.endpointId });
-    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(rotated.secret).not.toBe(created.secret);
     expect(rotated.previousSecretExpiresAt).toBe(rotatedAt + 24 * HOUR);
     expect(rotated.endpoint).toMatchObject({ secretGeneration: 2, previousSecret: { generation: 1, expiresAt: rotatedAt + 24 * HOUR } });

@@ -18,9 +18,10 @@ interface Endpoint {
 const EVENT_TYPES = ['entitlement.granted', 'entitlement.renewed', 'entitlement.revoked', 'entitlement.expired', 'entitlement.refunded', 'customer.merged', 'customer.erased'];
 
 /**
- * Endpoints of this environment: register (signing secret shown once), disable / enable, rotate
- * the secret with a grace, send a test event; each endpoint's deliveries with their attempts,
- * and replay of a delivered or failed event.
+ * Endpoints of this environment: register (signing secret shown once), edit (URL, event types),
+ * delete (with its signing secrets, after a confirmation), disable / enable, rotate the secret
+ * with a grace, send a test event; each endpoint's deliveries with their attempts, and replay of
+ * a delivered or failed event.
  */
 export function WebhooksPage(props: PageProps) {
   const [endpoints, reload] = useResource<Endpoint[]>(inProject(props.projectId, props.env, '/webhooks'));
@@ -62,14 +63,7 @@ function CreateEndpoint({ page, onCreated }: { page: PageProps; onCreated: (s: {
       <Field label="Endpoint URL" hint="https to a public address.">
         {(id) => <input id={id} type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />}
       </Field>
-      <fieldset>
-        <legend>Event types (none checked: every type)</legend>
-        {EVENT_TYPES.map((type) => (
-          <label class="check">
-            <input type="checkbox" checked={types.includes(type)} onChange={(e) => setTypes(e.currentTarget.checked ? [...types, type] : types.filter((t) => t !== type))} /> {type}
-          </label>
-        ))}
-      </fieldset>
+      <EventTypeChoice types={types} onChange={setTypes} />
       <div>
         <button type="submit" disabled={action.busy}>
           Register endpoint
@@ -80,11 +74,58 @@ function CreateEndpoint({ page, onCreated }: { page: PageProps; onCreated: (s: {
   );
 }
 
+function EventTypeChoice({ types, onChange }: { types: string[]; onChange: (types: string[]) => void }) {
+  return (
+    <fieldset>
+      <legend>Event types (none checked: every type)</legend>
+      {EVENT_TYPES.map((type) => (
+        <label class="check">
+          <input type="checkbox" checked={types.includes(type)} onChange={(e) => onChange(e.currentTarget.checked ? [...types, type] : types.filter((t) => t !== type))} /> {type}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Edits an endpoint's URL and event types in place; its secrets and state stay. */
+function EditEndpoint({ endpoint, page, onDone }: { endpoint: Endpoint; page: PageProps; onDone: (changed: boolean) => void }) {
+  const [url, setUrl] = useState(endpoint.url);
+  const [types, setTypes] = useState<string[]>(endpoint.eventTypes);
+  const save = useAction(() => call('POST', inProject(page.projectId, page.env, `/webhooks/${endpoint.endpointId}/update`), { url, eventTypes: types }));
+  return (
+    <form
+      class="form-grid"
+      aria-label={`Edit webhook endpoint ${endpoint.endpointId}`}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (await save.act()) onDone(true);
+      }}
+    >
+      <Field label="Endpoint URL" hint="https to a public address.">
+        {(id) => <input id={id} type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />}
+      </Field>
+      <EventTypeChoice types={types} onChange={setTypes} />
+      <div class="inline-form">
+        <button type="submit" disabled={save.busy}>
+          Save changes
+        </button>
+        <button type="button" onClick={() => onDone(false)}>
+          Cancel
+        </button>
+      </div>
+      <ErrorBox error={save.error} />
+    </form>
+  );
+}
+
 function EndpointCard({ endpoint, page, onChanged, onSecret }: { endpoint: Endpoint; page: PageProps; onChanged: () => void; onSecret: (s: { label: string; value: string; auditEventId: string }) => void }) {
   const [grace, setGrace] = useState('24h');
   const base = (path: string) => inProject(page.projectId, page.env, `/webhooks/${endpoint.endpointId}${path}`);
   const toggle = useAction(() => call('POST', base(endpoint.enabled ? '/disable' : '/enable'), {}));
   const rotate = useAction(() => call<{ secret: string; auditEventId: string }>('POST', base('/rotate-secret'), { grace }));
+  const remove = useAction(() => call('DELETE', base('')));
+  const [editing, setEditing] = useState(false);
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
   return (
     <article class="card" data-endpoint-id={endpoint.endpointId}>
       <h2>
@@ -118,9 +159,44 @@ function EndpointCard({ endpoint, page, onChanged, onSecret }: { endpoint: Endpo
           >
             Rotate secret
           </button>
+          <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
+            Edit
+          </button>
+          {confirmingDelete ? (
+            <>
+              <button
+                type="button"
+                class="danger"
+                disabled={remove.busy}
+                onClick={async () => {
+                  if (await remove.act()) onChanged();
+                  setConfirmingDelete(false);
+                }}
+              >
+                Delete now (its signing secrets too; irreversible)
+              </button>
+              <button type="button" onClick={() => setConfirmingDelete(false)}>
+                Keep it
+              </button>
+            </>
+          ) : (
+            <button type="button" class="danger" onClick={() => setConfirmingDelete(true)}>
+              Delete
+            </button>
+          )}
         </div>
       )}
-      <ErrorBox error={toggle.error ?? rotate.error} />
+      {page.canChange && editing && (
+        <EditEndpoint
+          endpoint={endpoint}
+          page={page}
+          onDone={(changed) => {
+            setEditing(false);
+            if (changed) onChanged();
+          }}
+        />
+      )}
+      <ErrorBox error={toggle.error ?? rotate.error ?? remove.error} />
       <Deliveries endpoint={endpoint} page={page} />
     </article>
   );

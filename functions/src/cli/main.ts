@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { systemClock } from '../clock';
 import type { Command } from './command';
 import { commandHelp, helpTopic, isHelpFlag, overview, wantsOverview } from './help';
-import { OperatorError } from './operatorError';
+import { describeFailure } from './failure';
 import { configureStore } from './store';
 
 /**
@@ -42,9 +42,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
-    // Domain errors arrive as OperatorErrors (registry.ts maps them, once).
-    if (err instanceof OperatorError) fail({ code: err.code, message: err.message });
-    else fail({ code: 'error', message: err instanceof Error ? err.message : String(err) });
+    // Domain errors arrive as OperatorErrors (registry.ts maps them, once); store refusals are put in words.
+    fail(describeFailure(err));
     return 1;
   }
 }

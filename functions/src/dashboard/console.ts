@@ -26,7 +26,7 @@ import { describeRails, rootCertificateBase64, setAppleRail, setGoogleRail, setS
 import { listManifests } from '../sourcemaps/repository';
 import { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
-import { createEndpoint, disableEndpoint, enableEndpoint, listEndpoints, rotateEndpointSecret, type EndpointDeps } from '../webhooks/endpoints';
+import { createEndpoint, deleteEndpoint, disableEndpoint, enableEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint, type EndpointDeps } from '../webhooks/endpoints';
 import { listDeliveries, replayEvent, sendTestEvent } from '../webhooks/operator';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { operatorChangeEntry } from '../audit/operatorActor';
@@ -317,6 +317,16 @@ export class OperatorConsole {
 
   createWebhookEndpoint(url: string, eventTypes: string[]) {
     return createEndpoint(this.scope, { url, eventTypes, allowLoopbackHttp: this.ports.allowLoopbackWebhooks }, this.endpointDeps());
+  }
+
+  /** A new URL and/or event types (as `tessera webhooks update`). */
+  updateWebhookEndpoint(endpointId: string, change: { url?: string; eventTypes?: string[] }) {
+    return updateEndpoint(this.scope, endpointId, { ...change, allowLoopbackHttp: this.ports.allowLoopbackWebhooks }, this.endpointDeps());
+  }
+
+  /** Deletes the endpoint and its signing secrets (as `tessera webhooks delete`). */
+  deleteWebhookEndpoint(endpointId: string) {
+    return deleteEndpoint(this.scope, endpointId, this.endpointDeps());
   }
 
   disableWebhookEndpoint(endpointId: string, note: string | null) {

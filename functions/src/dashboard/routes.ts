@@ -7,7 +7,7 @@ import { errorGroupsRoute, errorSampleRoute, releaseSourceMapsRoute } from './ro
 import { overviewRoute } from './routes/overview';
 import { railsRoute, setAppleRailRoute, setGoogleRailRoute, setStripeRailRoute } from './routes/rails';
 import { localLoginRoute, sessionRoute, signInOptionsRoute, signOutRoute } from './routes/session';
-import { createEndpointRoute, deliveriesRoute, disableEndpointRoute, enableEndpointRoute, replayRoute, rotateSecretRoute, sendTestEventRoute, webhookEndpointsRoute } from './routes/webhooks';
+import { createEndpointRoute, deleteEndpointRoute, deliveriesRoute, disableEndpointRoute, enableEndpointRoute, replayRoute, rotateSecretRoute, sendTestEventRoute, updateEndpointRoute, webhookEndpointsRoute } from './routes/webhooks';
 
 /** The `dashboardApi` group: the operator dashboard's API (README.md). */
 export const dashboardRoutes: CompiledRoute[] = [
@@ -38,6 +38,8 @@ export const dashboardRoutes: CompiledRoute[] = [
   releaseSourceMapsRoute,
   webhookEndpointsRoute,
   createEndpointRoute,
+  updateEndpointRoute,
+  deleteEndpointRoute,
   disableEndpointRoute,
   enableEndpointRoute,
   rotateSecretRoute,

@@ -47,9 +47,13 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const { railStandIns } = await import('../rails/edges');
 
   const { InProcessTaskQueue } = await import('../tasks/inProcessQueue');
+  const { FirestorePendingTaskStore } = await import('../tasks/pendingTasks');
+  const { db } = await import('../store/firestore');
 
-  const tasks = new InProcessTaskQueue();
+  // Tasks waiting for their time (webhook retries) are kept in the local store: a restart runs them.
+  const tasks = new InProcessTaskQueue({ pending: new FirestorePendingTaskStore(db()) });
   const deps = createDeps({ tasks });
+  const resumed = await tasks.resume();
   const demo = await seedDemo(deps.db, readDemoSpec(DEMO_SPEC), deps.clock.now());
   // Deployed, Cloud Scheduler runs it every minute (index.ts webhookWorker).
   const { startLocalWebhookWorker } = await import('../webhooks/outboxWorker');
@@ -64,6 +68,7 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
 
   console.log(`\nTessera is serving on ${baseUrl}  (try ${baseUrl}/v1/healthz)`);
   console.log(`Firestore emulator: ${emulator.host}${emulator.owned ? '' : ' (external)'}; state ${fresh ? 'fresh' : demo.created ? 'new' : 'restored from .tessera/'}`);
+  if (resumed > 0) console.log(`Background tasks waiting from the last run: ${resumed} (each runs at its time)`);
   console.log(`\nDemo project ${demo.projectId}:`);
   for (const a of demo.apps) {
     console.log(`  ${a.platform.padEnd(8)} ${a.appId}`);
@@ -82,8 +87,9 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
     stopping = true;
     console.log(`\n${signal}: stopping…`);
     server.close();
-    await webhookWorker.stop();
-    await tasks.drain();
+    server.closeAllConnections();
+    // Within 5 s whatever is queued: running work gets 1.5 s, waiting tasks stay in the store for the next start.
+    await Promise.all([webhookWorker.stop(1500), tasks.stop(1500)]);
     try {
       if (emulator.owned) await emulator.exportTo(EXPORT_DIR, process.env.GCLOUD_PROJECT!);
     } catch (err) {

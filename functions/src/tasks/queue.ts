@@ -5,6 +5,8 @@
  */
 export type QueueName = 'erasure' | 'identityResolution' | 'webhookFanout' | 'webhookDelivery';
 
+export const QUEUE_NAMES: readonly QueueName[] = ['erasure', 'identityResolution', 'webhookFanout', 'webhookDelivery'];
+
 export interface EnqueueOptions {
   /** Deterministic id: a second enqueue with the same id is a no-op. */
   id: string;
@@ -28,32 +30,65 @@ export interface RetryPolicy {
   maxDoublings?: number;
 }
 
-/** Retry policy of the erasure and identity-resolution queues. */
+/** A queue's congestion control (Cloud Tasks `rateLimits`; the in-process queue runs at most `maxConcurrentDispatches` at once too). */
+export interface RateLimits {
+  maxConcurrentDispatches: number;
+  maxDispatchesPerSecond: number;
+}
+
+/** Everything about a queue that must be the same deployed, under the emulator and in process: ONE declaration. */
+export interface QueueConfig {
+  retryConfig: RetryPolicy;
+  rateLimits: RateLimits;
+}
+
+/** Retry policy of the erasure, identity-resolution and fan-out queues. */
 export const RETRY_POLICY = {
   maxAttempts: 5,
   minBackoffSeconds: 10,
   maxBackoffSeconds: 300,
 } as const;
 
+/** Delivery attempts of one webhook event to one endpoint: never more than this many, whatever the queue does. */
+export const MAX_DELIVERY_ATTEMPTS = 25;
+/** ...and never after this long since the first attempt (Stripe's promise: retries for up to 3 days). */
+export const DELIVERY_RETRY_SECONDS = 3 * 24 * 3600;
+
 /**
- * Webhook deliveries: a receiver's failure never throws (the handler records the attempt and
- * schedules the next one itself, with jitter, see webhooks/README.md); a throw means our side
- * failed (store, secret store), and is retried for as long as a delivery may take: 3 days.
+ * Webhook deliveries: a failed attempt throws, and the queue schedules the next one: 30 s
+ * doubling to 4 h (30, 60, … 7680 s, then 4 h), 25 attempts in about 64 h. The handler also
+ * counts attempts on the delivery record and refuses a 26th or one after 3 days (deliver.ts),
+ * because Cloud Tasks retries until BOTH `maxAttempts` and `maxRetrySeconds` are reached.
  */
 const WEBHOOK_DELIVERY_RETRY_POLICY: RetryPolicy = {
-  maxAttempts: 100,
+  maxAttempts: MAX_DELIVERY_ATTEMPTS,
   minBackoffSeconds: 30,
-  maxBackoffSeconds: 3600,
-  maxDoublings: 7,
-  maxRetrySeconds: 3 * 24 * 3600,
+  maxBackoffSeconds: 4 * 3600,
+  maxDoublings: 9,
+  maxRetrySeconds: DELIVERY_RETRY_SECONDS,
 };
 
-/** Each queue's policy, shared by the Cloud Tasks functions (index.ts) and the in-process dispatcher. */
+/**
+ * Each queue's retry and rate configuration: index.ts hands it to each task-queue function
+ * (deployed and under the Tasks emulator) and the in-process queue (`npm start`, tests) applies
+ * the same numbers. Concurrency: a delivery holds its dispatch while a receiver answers (up to
+ * 10 s), so 10 at once bounds what a burst of events opens towards receivers (a receiver is
+ * often most of a partition's endpoints) while a slow one cannot stall the rest; the store-bound
+ * queues run 2 at once, which also keeps background work from crowding out requests locally.
+ */
+export const QUEUE_CONFIGS: Record<QueueName, QueueConfig> = {
+  erasure: { retryConfig: RETRY_POLICY, rateLimits: { maxConcurrentDispatches: 2, maxDispatchesPerSecond: 10 } },
+  identityResolution: { retryConfig: RETRY_POLICY, rateLimits: { maxConcurrentDispatches: 2, maxDispatchesPerSecond: 50 } },
+  webhookFanout: { retryConfig: RETRY_POLICY, rateLimits: { maxConcurrentDispatches: 2, maxDispatchesPerSecond: 50 } },
+  webhookDelivery: { retryConfig: WEBHOOK_DELIVERY_RETRY_POLICY, rateLimits: { maxConcurrentDispatches: 10, maxDispatchesPerSecond: 20 } },
+};
+
+/** Each queue's retry policy (QUEUE_CONFIGS' retryConfig). */
 export const RETRY_POLICIES: Record<QueueName, RetryPolicy> = {
-  erasure: RETRY_POLICY,
-  identityResolution: RETRY_POLICY,
-  webhookFanout: RETRY_POLICY,
-  webhookDelivery: WEBHOOK_DELIVERY_RETRY_POLICY,
+  erasure: QUEUE_CONFIGS.erasure.retryConfig,
+  identityResolution: QUEUE_CONFIGS.identityResolution.retryConfig,
+  webhookFanout: QUEUE_CONFIGS.webhookFanout.retryConfig,
+  webhookDelivery: QUEUE_CONFIGS.webhookDelivery.retryConfig,
 };
 
 /** Cloud Tasks' backoff before attempt n (2-based): doubling from the minimum `maxDoublings` times, then linear, capped. */
@@ -63,4 +98,16 @@ export function policyBackoffSeconds(policy: RetryPolicy, attempt: number): numb
   const linear = retry - 1 - doublings;
   const base = policy.minBackoffSeconds * 2 ** doublings;
   return Math.min(policy.maxBackoffSeconds, base + linear * base);
+}
+
+/**
+ * Thrown by a handler whose work failed for someone else's reason (a webhook receiver's 500):
+ * the queue retries the task with its retryConfig backoff, as for any throw, but it is an
+ * expected outcome, not a fault (the in-process queue logs it quietly).
+ */
+export class RetryLaterError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RetryLaterError';
+  }
 }

@@ -1,12 +1,11 @@
-import { Timestamp, type DocumentSnapshot, type Firestore } from 'firebase-admin/firestore';
+import { Timestamp, type Firestore } from 'firebase-admin/firestore';
 import { DAY, toUnixSeconds, type Clock } from '../clock';
 import type { Settings } from '../config/settings';
 import type { SecretStore } from '../secrets/store';
 import { EnvScope } from '../store/scope';
-import type { TaskQueue } from '../tasks/queue';
+import { RetryLaterError } from '../tasks/queue';
 import { checkDestination, DestinationRefusedError, type CheckedDestination } from './destination';
 import {
-  attemptTaskId,
   deliveryIdOf,
   deliveryRef,
   MAX_KEPT_ATTEMPTS,
@@ -16,29 +15,32 @@ import {
   type DeliveryRecord,
   type DeliveryTask,
 } from './deliveryModel';
-import { deliveryPolicy, DISABLE_AFTER_FAILING_MS, RETRY_WINDOW_MS, type DeliveryOverrides, type DeliveryPolicy } from './deliveryPolicy';
+import { CLAIM_MARGIN_MS, deliveryPolicy, DISABLE_AFTER_FAILING_MS, RETRY_WINDOW_MS, type DeliveryOverrides, type DeliveryPolicy } from './deliveryPolicy';
 import { disableEndpointForDelivery, endpointRef } from './endpoints';
-import { WEBHOOK_DELIVERY_QUEUE, WEBHOOK_EVENTS, WEBHOOK_RECORD_RETENTION_DAYS, type WebhookEventRecord } from './eventModel';
+import { WEBHOOK_EVENTS, WEBHOOK_RECORD_RETENTION_DAYS, type WebhookEventRecord } from './eventModel';
 import { webhookLogs } from './logs';
 import { TEST_EVENT_TYPE, type WebhookEndpointRecord } from './model';
 import { sendSigned, type SendResult } from './sender';
-import { ATTEMPT_HEADER, eventBody, SIGNATURE_HEADER, signatureHeader, USER_AGENT, WEBHOOK_ID_HEADER } from './signature';
+import { eventBody, signedHeaders } from './signature';
 import { activeSecretRefs } from './signingSecret';
 
 /**
- * The `webhookDelivery` task: one attempt of one delivery. It reads the event and the endpoint
- * in the task's own project and environment (a task naming another partition's event or
- * endpoint finds nothing there, and is dropped), checks the destination again after resolving
- * it, signs the exact bytes and sends them to the checked address, records the attempt, and
- * schedules the next attempt itself as a new task (id `…-attempt-N`, delayed with jitter).
+ * The `webhookDelivery` task: one attempt of one delivery per run. It reads the event and the
+ * endpoint in the task's own project and environment (a task naming another partition's event
+ * or endpoint finds nothing there, and is dropped), claims the next attempt on the delivery
+ * record in a transaction, checks the destination again after resolving it, signs the exact
+ * bytes and sends them to the checked address, and records the answer in the attempt it claimed.
  *
- * Why the handler schedules retries instead of throwing for Cloud Tasks to retry: Cloud Tasks'
- * backoff has no jitter and counts attempts, not days; a scheduled task carries the attempt
- * number into the `Service-Webhook-Attempt` header and the record, the 3-day window is measured
- * on our clock (tests move it), and the next retry time is known and shown. A throw is kept for
- * our own faults (store or secret store unavailable): the queue's RETRY_POLICIES entry retries
- * the same attempt. Every step is idempotent: a task run twice finds its attempt recorded and
- * only makes sure the next one is queued.
+ * Retries are the queue's: a failed attempt throws `RetryLaterError`, and Cloud Tasks (or the
+ * Tasks emulator, or the in-process queue, all from tasks/queue.ts QUEUE_CONFIGS) runs the task
+ * again after its retryConfig backoff. The record decides everything else:
+ * - a run that finds an attempt in flight (claimed, not yet recorded, not expired), or comes
+ *   well before the recorded `nextRetryAt`, sends nothing and asks to be retried (it ends once
+ *   the delivery is finished): a duplicate task never sends out of turn, and no task is
+ *   acknowledged while its delivery may still need it;
+ * - no attempt is ever overwritten: each is claimed once (its number is the record's count) and
+ *   appended once, by the run that claimed it;
+ * - at most MAX_DELIVERY_ATTEMPTS attempts and none after 3 days, whatever the queue does.
  */
 
 /** What the delivery uses; RootDeps has all of it, and the CLI builds it for a local first attempt. */
@@ -47,7 +49,6 @@ export interface DeliveryDeps {
   clock: Clock;
   secrets: SecretStore;
   settings: Pick<Settings, 'webhooksAllowLoopback'>;
-  tasks: TaskQueue;
   webhookDelivery?: DeliveryOverrides;
 }
 
@@ -88,44 +89,41 @@ export async function deliver(deps: DeliveryDeps, task: DeliveryTask): Promise<D
   }
   const existing = deliverySnap.data() as DeliveryRecord | undefined;
   if (existing && existing.state !== 'pending') return 'repeated';
-  const done = existing?.attemptCount ?? 0;
-  if ((task.attempt ?? 1) <= done) {
-    // This attempt ran already (the task was run again): only make sure the next one is queued.
-    if (existing?.nextRetryAt != null) await scheduleAttempt(deps, task, deliveryId, done + 1, existing.nextRetryAt);
-    return 'repeated';
-  }
   const policy = deliveryPolicy(deps.webhookDelivery);
-  const started = deps.clock.now();
   if (endpoint!.disabled) {
-    await finishWithoutAttempt(scope, deps, task, event!, deliveryId, started);
+    await finishWithoutAttempt(scope, deps, task, event!, deliveryId, deps.clock.now());
     return 'failed';
   }
-  const attemptNumber = done + 1;
-  const attempt = await attemptOnce(deps, policy, event!, endpoint!, attemptNumber, started);
-  if (attempt.error === null) return recordDelivered(scope, deps, task, event!, deliveryId, attempt, deliverySnap, endpoint!);
-  const recorded = await recordAttempt(scope, deps, policy, task, event!, deliveryId, attempt);
+  // Our own faults come before the claim: a secret store failure throws and the queue retries
+  // with nothing claimed (the next run makes this same attempt).
+  const refs = activeSecretRefs(endpoint!, deps.clock.now());
+  const secrets = await Promise.all(refs.map((ref) => deps.secrets.read(ref)));
+  const generations = [endpoint!.secret.generation, ...(refs.length > 1 ? [endpoint!.previousSecret!.generation] : [])];
+  const claim = await claimAttempt(scope, deps, policy, task, event!, deliveryId);
+  if (claim === 'finished') return 'repeated';
+  // A run that must not send now (another is sending, or the retry is not due) sends nothing and
+  // asks to be retried, never acknowledging its task: it may be the very task the other run
+  // needs retried (Cloud Tasks runs a task at least once), and a delivery must never be left
+  // pending with no task behind it. It ends when it finds the delivery finished.
+  if (claim === 'in_flight' || claim === 'not_due') throw new RetryLaterError(`webhook delivery ${deliveryId}: ${claim === 'in_flight' ? 'an attempt is in flight' : 'the next attempt is not due yet'}; this run sends nothing`);
+  if (claim === 'exhausted') return 'failed';
+  const attempt = await attemptOnce(deps, policy, event!, endpoint!, claim, secrets, generations);
+  const recorded = await recordOutcome(scope, deps, policy, task, deliveryId, attempt);
   if (recorded === 'raced') return 'repeated';
-  if (recorded.nextRetryAt !== null) await scheduleAttempt(deps, task, deliveryId, attemptNumber + 1, recorded.nextRetryAt);
+  if (recorded.outcome === 'retrying') {
+    // The queue's retry is the next attempt (its retryConfig backoff, the `nextRetryAt` recorded).
+    throw new RetryLaterError(`webhook delivery ${deliveryId} attempt ${attempt.attempt} failed (${attempt.error}); the queue retries it`);
+  }
   return recorded.outcome;
 }
 
-/** Signs and sends one attempt; never throws for the receiver's sake (only for our own faults). */
-async function attemptOnce(deps: DeliveryDeps, policy: DeliveryPolicy, event: WebhookEventRecord, endpoint: WebhookEndpointRecord, attemptNumber: number, started: number): Promise<DeliveryAttempt> {
-  const refs = activeSecretRefs(endpoint, started);
-  const generations = [endpoint.secret.generation, ...(refs.length > 1 ? [endpoint.previousSecret!.generation] : [])];
-  // A secret store failure throws: the queue retries this same attempt (our fault, not the receiver's).
-  const secrets = await Promise.all(refs.map((ref) => deps.secrets.read(ref)));
+/** Signs and sends one attempt; never throws for the receiver's sake. */
+async function attemptOnce(deps: DeliveryDeps, policy: DeliveryPolicy, event: WebhookEventRecord, endpoint: WebhookEndpointRecord, claim: Claimed, secrets: string[], generations: number[]): Promise<DeliveryAttempt> {
   const body = eventBody(event.payload);
-  const headers = {
-    'Content-Type': 'application/json',
-    'User-Agent': USER_AGENT,
-    [WEBHOOK_ID_HEADER]: event.eventId,
-    [ATTEMPT_HEADER]: String(attemptNumber),
-    [SIGNATURE_HEADER]: signatureHeader(secrets, toUnixSeconds(started), body),
-  };
+  const headers = signedHeaders({ eventId: event.eventId, attempt: claim.attempt, timestampSeconds: toUnixSeconds(claim.startedAt), body, secrets });
   const clockStart = performance.now();
   const deadline = clockStart + policy.timeoutMs;
-  const base = { attempt: attemptNumber, at: started, secretGenerations: generations };
+  const base = { attempt: claim.attempt, at: claim.startedAt, secretGenerations: generations };
   const elapsed = () => Math.round(performance.now() - clockStart);
 
   let checked: CheckedDestination;
@@ -167,6 +165,7 @@ function freshRecord(task: DeliveryTask, event: WebhookEventRecord, deliveryId: 
     attemptCount: 0,
     firstAttemptAt: null,
     nextRetryAt: null,
+    inFlight: null,
     deliveredAt: null,
     failedAt: null,
     failure: null,
@@ -182,61 +181,78 @@ async function finishWithoutAttempt(scope: EnvScope, deps: DeliveryDeps, task: D
     const snapshot = await tx.get(deliveryRef(scope, deliveryId));
     const current = (snapshot.data() as DeliveryRecord | undefined) ?? freshRecord(task, event, deliveryId, now);
     if (current.state !== 'pending') return;
-    tx.set(deliveryRef(scope, deliveryId), { ...current, state: 'failed', failure: 'endpoint_disabled', failedAt: now, nextRetryAt: null, updatedAt: now } satisfies DeliveryRecord);
+    tx.set(deliveryRef(scope, deliveryId), { ...current, state: 'failed', failure: 'endpoint_disabled', failedAt: now, nextRetryAt: null, inFlight: null, updatedAt: now } satisfies DeliveryRecord);
   });
   webhookLogs.deliveryFailed(scope.projectId, scope.env, deliveryId, 'endpoint_disabled');
 }
 
-/**
- * The common case, in one commit: the attempt delivered. The record is created, or updated on
- * the condition that nobody wrote it since it was read before the attempt (a second run of the
- * task then loses, and sent a duplicate the receiver drops by id); an endpoint whose run of
- * failures this success ends is updated in the same commit.
- */
-async function recordDelivered(scope: EnvScope, deps: DeliveryDeps, task: DeliveryTask, event: WebhookEventRecord, deliveryId: string, attempt: DeliveryAttempt, before: DocumentSnapshot, endpoint: WebhookEndpointRecord): Promise<DeliveryOutcome> {
-  const now = deps.clock.now();
-  const current = (before.data() as DeliveryRecord | undefined) ?? freshRecord(task, event, deliveryId, attempt.at);
-  const next: DeliveryRecord = {
-    ...current,
-    state: 'delivered',
-    attempts: [...current.attempts, attempt].slice(-MAX_KEPT_ATTEMPTS),
-    attemptCount: attempt.attempt,
-    firstAttemptAt: current.firstAttemptAt ?? attempt.at,
-    nextRetryAt: null,
-    deliveredAt: now,
-    updatedAt: now,
-  };
-  const batch = scope.batch();
-  const ref = deliveryRef(scope, deliveryId);
-  if (before.exists) batch.update(ref, { ...next }, { lastUpdateTime: before.updateTime! });
-  else batch.create(ref, next);
-  if (endpoint.failingSince != null) batch.update(endpointRef(scope, endpoint.endpointId), { failingSince: null });
-  try {
-    await scope.commit(batch);
-  } catch (err) {
-    const code = (err as { code?: number }).code;
-    if (code === ALREADY_EXISTS || code === FAILED_PRECONDITION) return 'repeated';
-    throw err;
-  }
-  return 'delivered';
+interface Claimed {
+  attempt: number;
+  startedAt: number;
 }
 
-/** gRPC status codes of a lost precondition. */
-const ALREADY_EXISTS = 6;
-const FAILED_PRECONDITION = 9;
+type ClaimRefusal = 'finished' | 'in_flight' | 'not_due' | 'exhausted';
+
+/**
+ * Claims the next attempt in a transaction: its number is the record's count plus one, and it
+ * is in flight until its answer is recorded. Nothing is sent on 'finished' (the delivery is no
+ * longer pending), 'in_flight' (another run is making an attempt now) or 'not_due' (this run
+ * came well before the queue's retry was due: a second task for the same delivery).
+ * 'exhausted': the attempts or the 3 days are used up (the record is marked failed here,
+ * whatever the queue would still do).
+ */
+async function claimAttempt(scope: EnvScope, deps: DeliveryDeps, policy: DeliveryPolicy, task: DeliveryTask, event: WebhookEventRecord, deliveryId: string): Promise<Claimed | ClaimRefusal> {
+  const ref = deliveryRef(scope, deliveryId);
+  const claimed = await scope.runTransaction(async (tx): Promise<Claimed | ClaimRefusal> => {
+    const now = deps.clock.now();
+    const snapshot = await tx.get(ref);
+    const current = (snapshot.data() as DeliveryRecord | undefined) ?? freshRecord(task, event, deliveryId, now);
+    if (current.state !== 'pending') return 'finished';
+    const next: DeliveryRecord = { ...current, inFlight: null, updatedAt: now };
+    if (current.inFlight) {
+      if (current.inFlight.expiresAt > now) return 'in_flight';
+      // The run that claimed it died before recording an answer: say so, never leave a gap.
+      const { attempt, startedAt } = current.inFlight;
+      const lost: DeliveryAttempt = { attempt, at: startedAt, statusCode: null, latencyMs: 0, responseBody: null, error: 'interrupted', errorDetail: 'the attempt was not recorded by the run that made it', secretGenerations: [] };
+      next.attempts = [...current.attempts, lost].slice(-MAX_KEPT_ATTEMPTS);
+    } else if (current.nextRetryAt !== null && current.attemptCount > 0) {
+      // The queue's retry comes at nextRetryAt (give or take its dispatch delay); a run long before it is another task.
+      const backoffMs = policy.retryDelaySeconds(current.attemptCount) * 1000;
+      if (now < current.nextRetryAt - backoffMs / 2) return 'not_due';
+    }
+    const windowEnded = current.firstAttemptAt !== null && now >= current.firstAttemptAt + RETRY_WINDOW_MS;
+    if (current.attemptCount >= policy.maxAttempts || windowEnded) {
+      tx.set(ref, { ...next, state: 'failed', failure: 'retries_exhausted', failedAt: now, nextRetryAt: null } satisfies DeliveryRecord);
+      return 'exhausted';
+    }
+    const attempt = current.attemptCount + 1;
+    tx.set(ref, {
+      ...next,
+      attemptCount: attempt,
+      firstAttemptAt: current.firstAttemptAt ?? now,
+      nextRetryAt: null,
+      inFlight: { attempt, startedAt: now, expiresAt: now + policy.timeoutMs + CLAIM_MARGIN_MS },
+    } satisfies DeliveryRecord);
+    return { attempt, startedAt: now };
+  });
+  if (claimed === 'exhausted') webhookLogs.deliveryFailed(scope.projectId, scope.env, deliveryId, 'retries_exhausted');
+  return claimed;
+}
 
 interface Recorded {
-  outcome: 'retrying' | 'failed';
+  outcome: 'delivered' | 'retrying' | 'failed';
   nextRetryAt: number | null;
 }
 
 /**
- * Records a failed attempt and decides what follows, in one transaction with the endpoint: a
- * 410 fails the delivery and disables the endpoint; any other failure schedules a retry within 3 days of the first attempt, or fails
- * the delivery, and disables an endpoint that has failed continuously for 3 days. Each disable
- * is audited in the same transaction. 'raced': another run of the task recorded this attempt.
+ * Records the claimed attempt's answer and decides what follows, in one transaction with the
+ * endpoint: a 2xx delivers (and ends the endpoint's run of failures); a 410 fails the delivery
+ * and disables the endpoint; any other failure leaves the delivery pending for the queue's retry
+ * (`nextRetryAt`), or fails it when the attempts or the 3 days are used up, and disables an
+ * endpoint that has failed continuously for 3 days. Each disable is audited in the same
+ * transaction. 'raced': the claim was taken over (this run outlived it): the attempt stays recorded as interrupted.
  */
-async function recordAttempt(scope: EnvScope, deps: DeliveryDeps, policy: DeliveryPolicy, task: DeliveryTask, event: WebhookEventRecord, deliveryId: string, attempt: DeliveryAttempt): Promise<Recorded | 'raced'> {
+async function recordOutcome(scope: EnvScope, deps: DeliveryDeps, policy: DeliveryPolicy, task: DeliveryTask, deliveryId: string, attempt: DeliveryAttempt): Promise<Recorded | 'raced'> {
   const disabled: { reason: string; auditEventId: string }[] = [];
   const failures: DeliveryFailure[] = [];
   const recorded = await scope.runTransaction(async (tx): Promise<Recorded | 'raced'> => {
@@ -244,19 +260,16 @@ async function recordAttempt(scope: EnvScope, deps: DeliveryDeps, policy: Delive
     failures.length = 0;
     const now = deps.clock.now();
     const [deliverySnap, endpointSnap] = await tx.getAll(deliveryRef(scope, deliveryId), endpointRef(scope, task.endpointId));
-    const current = (deliverySnap.data() as DeliveryRecord | undefined) ?? freshRecord(task, event, deliveryId, attempt.at);
-    if (current.state !== 'pending' || current.attemptCount !== attempt.attempt - 1) return 'raced';
+    const current = deliverySnap.data() as DeliveryRecord | undefined;
+    if (!current || current.state !== 'pending' || current.inFlight?.attempt !== attempt.attempt) return 'raced';
     const endpoint = endpointSnap.data() as WebhookEndpointRecord | undefined;
-    const next: DeliveryRecord = {
-      ...current,
-      attempts: [...current.attempts, attempt].slice(-MAX_KEPT_ATTEMPTS),
-      attemptCount: attempt.attempt,
-      firstAttemptAt: current.firstAttemptAt ?? attempt.at,
-      nextRetryAt: null,
-      updatedAt: now,
-    };
+    const next: DeliveryRecord = { ...current, attempts: [...current.attempts, attempt].slice(-MAX_KEPT_ATTEMPTS), inFlight: null, nextRetryAt: null, updatedAt: now };
     let outcome: Recorded['outcome'];
-    if (attempt.error === 'gone') {
+    if (attempt.error === null) {
+      outcome = 'delivered';
+      Object.assign(next, { state: 'delivered', deliveredAt: now });
+      if (endpoint?.failingSince != null) tx.update(endpointRef(scope, endpoint.endpointId), { failingSince: null });
+    } else if (attempt.error === 'gone') {
       outcome = 'failed';
       failures.push('endpoint_gone');
       Object.assign(next, { state: 'failed', failedAt: now, failure: 'endpoint_gone' });
@@ -275,15 +288,16 @@ async function recordAttempt(scope: EnvScope, deps: DeliveryDeps, policy: Delive
           tx.update(endpointRef(scope, endpoint.endpointId), { failingSince });
         }
       }
-      const deadline = next.firstAttemptAt! + RETRY_WINDOW_MS;
-      if (now >= deadline || endpointDisabled) {
-        const failure: DeliveryFailure = now >= deadline ? 'retries_exhausted' : 'endpoint_disabled';
+      const retryAt = now + policy.retryDelaySeconds(attempt.attempt) * 1000;
+      const exhausted = attempt.attempt >= policy.maxAttempts || retryAt >= next.firstAttemptAt! + RETRY_WINDOW_MS;
+      if (exhausted || endpointDisabled) {
+        const failure: DeliveryFailure = exhausted ? 'retries_exhausted' : 'endpoint_disabled';
         outcome = 'failed';
         failures.push(failure);
         Object.assign(next, { state: 'failed', failedAt: now, failure });
       } else {
         outcome = 'retrying';
-        next.nextRetryAt = Math.min(now + policy.retryDelaySeconds(attempt.attempt) * 1000, deadline);
+        next.nextRetryAt = retryAt;
       }
     }
     tx.set(deliveryRef(scope, deliveryId), next);
@@ -294,11 +308,4 @@ async function recordAttempt(scope: EnvScope, deps: DeliveryDeps, policy: Delive
   for (const failure of failures) webhookLogs.deliveryFailed(scope.projectId, scope.env, deliveryId, failure);
   for (const { reason, auditEventId } of disabled) webhookLogs.endpointDisabled(scope.projectId, scope.env, task.endpointId, reason, auditEventId);
   return recorded;
-}
-
-/** Queues attempt `attempt` of the delivery for `at` (a deterministic id: queuing it twice is a no-op). */
-async function scheduleAttempt(deps: DeliveryDeps, task: DeliveryTask, deliveryId: string, attempt: number, at: number): Promise<void> {
-  const payload: DeliveryTask = { projectId: task.projectId, env: task.env, eventId: task.eventId, endpointId: task.endpointId, ...(task.replay ? { replay: task.replay } : {}), attempt };
-  const delaySeconds = Math.max(0, Math.ceil((at - deps.clock.now()) / 1000));
-  await deps.tasks.enqueue(WEBHOOK_DELIVERY_QUEUE, { ...payload }, { id: attemptTaskId(deliveryId, attempt), ...(delaySeconds > 0 ? { scheduleDelaySeconds: delaySeconds } : {}) });
 }

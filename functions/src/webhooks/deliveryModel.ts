@@ -18,9 +18,11 @@ export type DeliveryState = 'pending' | 'delivered' | 'failed';
  * What went wrong with one attempt: `http_status` (an answer other than 2xx or 410, a redirect
  * included: never followed), `gone` (410), `timeout` (no complete answer within the timeout),
  * `connection` (refused, reset, unreachable), `tls` (certificate or handshake),
- * `destination_refused` (the host resolved to a refused address, or did not resolve).
+ * `destination_refused` (the host resolved to a refused address, or did not resolve),
+ * `interrupted` (the run that made the attempt died before recording its answer: it may or may
+ * not have reached the receiver).
  */
-export type AttemptErrorKind = 'http_status' | 'gone' | 'timeout' | 'connection' | 'tls' | 'destination_refused';
+export type AttemptErrorKind = 'http_status' | 'gone' | 'timeout' | 'connection' | 'tls' | 'destination_refused' | 'interrupted';
 
 export interface DeliveryAttempt {
   /** 1-based, as sent in `Service-Webhook-Attempt`. */
@@ -56,8 +58,15 @@ export interface DeliveryRecord {
   attempts: DeliveryAttempt[];
   attemptCount: number;
   firstAttemptAt: number | null;
-  /** When the next attempt is scheduled; null unless pending. */
+  /** When the queue will retry (its retryConfig backoff after the last failure); null unless pending. */
   nextRetryAt: number | null;
+  /**
+   * The attempt being made now: claimed (and counted in `attemptCount`) in a transaction before
+   * sending, cleared when its answer is recorded. A second run of the task while it is set does
+   * not send; after `expiresAt` (the attempt timeout and a margin) the run is presumed dead and
+   * its attempt is recorded as `interrupted`. Absent on records written before claims existed.
+   */
+  inFlight?: { attempt: number; startedAt: number; expiresAt: number } | null;
   deliveredAt: number | null;
   failedAt: number | null;
   failure: DeliveryFailure | null;
@@ -67,14 +76,14 @@ export interface DeliveryRecord {
   expiresAt: Timestamp;
 }
 
-/** Enough for a schedule of about 30 attempts over 3 days; older ones are dropped first. */
+/** More than the at most 25 attempts of a delivery (tasks/queue.ts MAX_DELIVERY_ATTEMPTS); older ones are dropped first. */
 export const MAX_KEPT_ATTEMPTS = 50;
 export const RESPONSE_BODY_BYTES = 1024;
 
 /**
- * A delivery task: the contract's payload, plus (for tasks this side enqueues) the replay it
- * belongs to and the attempt it makes. A fan-out task has neither: the event's own delivery,
- * attempt 1.
+ * A delivery task: the contract's payload, plus the replay it belongs to (replays only). The
+ * attempt number is not in the task: the delivery record counts attempts (a claim per attempt).
+ * `attempt` is accepted and ignored: retry tasks queued before the queue retried deliveries.
  */
 export interface DeliveryTask extends DeliveryTaskPayload {
   replay?: string;
@@ -96,9 +105,6 @@ export function parseDeliveryTask(payload: Record<string, unknown>): DeliveryTas
 }
 
 export const deliveryIdOf = (task: Pick<DeliveryTask, 'eventId' | 'endpointId' | 'replay'>): string => deliveryTaskId(task.eventId, task.endpointId, task.replay ?? null);
-
-/** Task id of a later attempt: unique per attempt, so a repeated enqueue of the same one is a no-op. */
-export const attemptTaskId = (deliveryId: string, attempt: number): string => `${deliveryId}-attempt-${attempt}`;
 
 export const deliveryRef = (scope: EnvScope, deliveryId: string) => scope.doc(WEBHOOK_DELIVERIES, deliveryId);
 

@@ -1,36 +1,34 @@
 import { DAY, SECOND } from '../clock';
+import { DELIVERY_RETRY_SECONDS, MAX_DELIVERY_ATTEMPTS, policyBackoffSeconds, RETRY_POLICIES } from '../tasks/queue';
 import type { Lookup } from './destination';
 
 /**
- * When a delivery gives up and an endpoint is disabled, how long an attempt may take, and how
- * long to wait before the next: Stripe's rules (retries for up to 3 days with exponential
+ * When a delivery gives up and an endpoint is disabled, how long an attempt may take, and when
+ * the queue makes the next one: Stripe's rules (retries for up to 3 days with exponential
  * backoff, endpoints disabled after persistent failure).
  */
 const ATTEMPT_TIMEOUT_MS = 10 * SECOND;
 /** A delivery is retried until this long after its first attempt, then marked failed. */
-export const RETRY_WINDOW_MS = 3 * DAY;
+export const RETRY_WINDOW_MS = DELIVERY_RETRY_SECONDS * SECOND;
 /** An endpoint whose every attempt has failed for this long is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 3 * DAY;
-
-const FIRST_RETRY_SECONDS = 30;
-export const MAX_RETRY_SECONDS = 4 * 3600;
+/** How long past its timeout a claimed attempt may go unrecorded before its run is presumed dead. */
+export const CLAIM_MARGIN_MS = 5 * SECOND;
 
 /**
- * Seconds before the retry that follows `failedAttempts` failures: a ceiling doubling from 30 s
- * to 4 h, and a uniform draw between half of it and all of it ("equal jitter"), so that the
- * retries of many deliveries failing at once (a receiver's outage) spread out instead of
- * arriving together. About 30 attempts fit in 3 days.
+ * Seconds the queue waits after `failedAttempts` failures before the next attempt: the
+ * webhookDelivery queue's retryConfig (tasks/queue.ts), 30 s doubling to 4 h. The queue does
+ * the waiting; the delivery only records when that will be (`nextRetryAt`).
  */
-export function retryDelaySeconds(failedAttempts: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** Math.max(0, failedAttempts - 1));
-  return Math.max(1, Math.round(ceiling / 2 + (random() * ceiling) / 2));
+export function queueRetryDelaySeconds(failedAttempts: number): number {
+  return policyBackoffSeconds(RETRY_POLICIES.webhookDelivery, failedAttempts + 1);
 }
 
 /** Test seams of the delivery (Deps.webhookDelivery); production uses the defaults. */
 export interface DeliveryOverrides {
   /** A shorter attempt timeout (tests of the timeout). Default 10 s. */
   timeoutMs?: number;
-  /** Seconds before the next attempt (tests: 0). Default `retryDelaySeconds`. */
+  /** The backoff of the queue that runs the tasks (tests whose queue retries at once: 0). Default: the queue's retryConfig. */
   retryDelaySeconds?: (failedAttempts: number) => number;
   /** DNS resolution of destinations (tests: a name that resolves to a private address). Default `dns.promises.lookup`. */
   lookup?: Lookup;
@@ -39,9 +37,16 @@ export interface DeliveryOverrides {
 export interface DeliveryPolicy {
   timeoutMs: number;
   retryDelaySeconds: (failedAttempts: number) => number;
+  /** At most this many attempts per delivery (the queue's maxAttempts). */
+  maxAttempts: number;
   lookup?: Lookup;
 }
 
 export function deliveryPolicy(overrides: DeliveryOverrides = {}): DeliveryPolicy {
-  return { timeoutMs: overrides.timeoutMs ?? ATTEMPT_TIMEOUT_MS, retryDelaySeconds: overrides.retryDelaySeconds ?? retryDelaySeconds, lookup: overrides.lookup };
+  return {
+    timeoutMs: overrides.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    retryDelaySeconds: overrides.retryDelaySeconds ?? queueRetryDelaySeconds,
+    maxAttempts: MAX_DELIVERY_ATTEMPTS,
+    lookup: overrides.lookup,
+  };
 }

@@ -166,9 +166,11 @@ export async function checkDestination(text: string, options: DestinationOptions
   const loopbackOnly = addresses.every(isLoopbackAddress);
   if (options.allowLoopbackHttp && loopbackOnly) return { url, addresses };
   if (url.protocol !== 'https:') throw new DestinationRefusedError('scheme', 'A webhook URL must use https.');
-  const refused = addresses.find(isRefusedAddress);
-  if (refused !== undefined) {
-    throw new DestinationRefusedError('blocked_address', `${host} is or resolves to a private, loopback, link-local, multicast, reserved or metadata address (${refused}).`);
-  }
+  // The message names the rule, never the address: an answer must not tell what a name resolves to inside a network.
+  if (addresses.some(isRefusedAddress)) throw new DestinationRefusedError('blocked_address', BLOCKED_ADDRESS_RULE);
   return { url, addresses };
 }
+
+/** The rule a refused address breaks, as every refusal states it. */
+export const BLOCKED_ADDRESS_RULE =
+  'A webhook destination must resolve only to public internet addresses: private, loopback, link-local, shared (CGNAT), multicast, reserved, documentation and cloud metadata addresses are refused.';

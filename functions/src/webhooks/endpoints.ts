@@ -19,11 +19,17 @@ import {
 import { mintSigningSecret, signingSecretRef } from './signingSecret';
 
 /**
- * Endpoint registry: create, list, disable, enable, rotate the signing secret. Each change is
- * one transaction with its audit entry. A signing secret is written to the secret store before
- * the transaction that references it (and removed again if that transaction fails), so no
- * record ever names a secret that does not exist; its value is returned once, by the call
- * that minted it.
+ * Endpoint registry: create, list, update (URL, event types), disable, enable, rotate the signing
+ * secret, delete. Each change is one transaction with its audit entry. A signing secret is
+ * written to the secret store before the transaction that references it (and removed again if
+ * that transaction fails), so no record ever names a secret that does not exist; its value is
+ * returned once, by the call that minted it. A delete removes the record first, then its secrets.
+ *
+ * A refusal decided inside a transaction is RETURNED from it and thrown after it: the
+ * transaction then commits (releasing its locks, awaited) instead of rolling back, which the
+ * store's client does not wait for. A CLI process exits right after a refusal: a rollback still
+ * unsent left the project document locked, and the next creation in the other environment
+ * waited for the lock until the store gave up (`10 ABORTED: Transaction lock timeout`).
  */
 
 export const DEFAULT_SECRET_GRACE_MS = 24 * HOUR;
@@ -106,7 +112,36 @@ async function withNewSecret<T>(secrets: SecretWriter, ref: string, value: strin
   }
 }
 
-type EndpointAction = 'created' | 'disabled' | 'enabled' | 'secret_rotated';
+type EndpointAction = 'created' | 'updated' | 'disabled' | 'enabled' | 'secret_rotated' | 'deleted';
+
+/** A refusal decided inside a transaction, thrown once the transaction has committed (see the top of this file). */
+class Refusal {
+  constructor(readonly error: DomainError) {}
+}
+
+async function refusedAfterCommit<T>(outcome: Promise<T | Refusal>): Promise<T> {
+  const result = await outcome;
+  if (result instanceof Refusal) throw result.error;
+  return result;
+}
+
+/**
+ * The limit: at most MAX_ENDPOINTS_PER_PARTITION enabled endpoints. Counted inside the
+ * transaction, which also reads and writes `webhookMeta/endpointCount`, so that two concurrent
+ * creations or enables conflict on that document and the later one retries and sees the other.
+ */
+async function enabledEndpointCount(tx: Transaction, scope: EnvScope): Promise<number> {
+  await tx.get(scope.doc(WEBHOOK_META, ENDPOINT_COUNT_DOC)); // read so that a concurrent creation's write to it conflicts with this one
+  const enabled = await tx.get(scope.collection(WEBHOOK_ENDPOINTS).where('disabled', '==', null).select());
+  return enabled.size;
+}
+
+function countEnabled(tx: Transaction, scope: EnvScope, count: number, now: number): void {
+  tx.set(scope.doc(WEBHOOK_META, ENDPOINT_COUNT_DOC), { count, updatedAt: now });
+}
+
+const limitReached = (scope: EnvScope, count: number) =>
+  new Refusal(new DomainError('conflict', `Project ${scope.projectId} already has ${count} enabled ${scope.env} webhook endpoints (at most ${MAX_ENDPOINTS_PER_PARTITION}); delete or disable one first.`));
 
 /** Who disables an endpoint other than an operator: the delivery, on a 410 or after 3 days of failures. */
 const DELIVERY_SURFACE = 'delivery';
@@ -134,9 +169,7 @@ function auditEndpointChange(tx: Transaction, scope: EnvScope, deps: Pick<Endpoi
 
 /**
  * Registers an endpoint. The destination is checked first (it is checked again at every
- * delivery). The limit counts the partition's endpoint documents inside the transaction; the
- * same transaction reads and writes `webhookMeta/endpointCount`, so two concurrent creations
- * conflict on that document and the later one retries and sees the earlier one's endpoint.
+ * delivery). Refused when the partition already has MAX_ENDPOINTS_PER_PARTITION enabled ones.
  */
 export async function createEndpoint(scope: EnvScope, input: CreateEndpointInput, deps: EndpointDeps): Promise<{ endpoint: EndpointView; secret: string; auditEventId: string }> {
   const eventTypes = parseEventTypes(input.eventTypes);
@@ -145,35 +178,98 @@ export async function createEndpoint(scope: EnvScope, input: CreateEndpointInput
   const secret = mintSigningSecret();
   const ref = signingSecretRef(endpointId, 1);
   return withNewSecret(deps.secrets, ref, secret, () =>
+    refusedAfterCommit(
+      scope.runTransaction(async (tx) => {
+        const project = await tx.get(scope.projectRef());
+        if (!project.exists) return new Refusal(new DomainError('not_found', `No project ${scope.projectId}.`));
+        if (project.get('archived')) return new Refusal(new DomainError('archived', `Project ${scope.projectId} is archived.`));
+        const enabled = await enabledEndpointCount(tx, scope);
+        if (enabled >= MAX_ENDPOINTS_PER_PARTITION) return limitReached(scope, enabled);
+        const record: WebhookEndpointRecord = {
+          endpointId,
+          projectId: scope.projectId,
+          env: scope.env,
+          url: url.href,
+          eventTypes,
+          disabled: null,
+          createdAt: deps.now,
+          updatedAt: deps.now,
+          secret: { ref, generation: 1, createdAt: deps.now },
+          previousSecret: null,
+        };
+        tx.create(endpointRef(scope, endpointId), record);
+        countEnabled(tx, scope, enabled + 1, deps.now);
+        const auditEventId = auditEndpointChange(tx, scope, deps, 'created', record, null, `Operator registered webhook endpoint ${endpointId}.`);
+        return { endpoint: toEndpointView(record, deps.now), secret, auditEventId };
+      }),
+    ),
+  );
+}
+
+export interface UpdateEndpointInput {
+  url?: string;
+  eventTypes?: string[];
+  allowLoopbackHttp: boolean;
+  lookup?: Lookup;
+}
+
+/** Changes an endpoint's URL (checked as at creation) and/or its event types (empty: every type). Its secrets and state stay. */
+export async function updateEndpoint(scope: EnvScope, endpointId: string, input: UpdateEndpointInput, deps: EndpointDeps): Promise<{ endpoint: EndpointView; auditEventId: string }> {
+  if (input.url === undefined && input.eventTypes === undefined) throw new DomainError('invalid_argument', 'Give a new URL, new event types, or both.');
+  const eventTypes = input.eventTypes === undefined ? undefined : parseEventTypes(input.eventTypes);
+  const url = input.url === undefined ? undefined : (await checkDestination(input.url, { allowLoopbackHttp: input.allowLoopbackHttp, lookup: input.lookup })).url.href;
+  return refusedAfterCommit(
     scope.runTransaction(async (tx) => {
-      const project = await tx.get(scope.projectRef());
-      if (!project.exists) throw new DomainError('not_found', `No project ${scope.projectId}.`);
-      if (project.get('archived')) throw new DomainError('archived', `Project ${scope.projectId} is archived.`);
-      const countRef = scope.doc(WEBHOOK_META, ENDPOINT_COUNT_DOC);
-      await tx.get(countRef); // read so that a concurrent creation's write to it conflicts with this one
-      const existing = await tx.get(scope.collection(WEBHOOK_ENDPOINTS).select());
-      if (existing.size >= MAX_ENDPOINTS_PER_PARTITION) {
-        throw new DomainError('conflict', `Project ${scope.projectId} already has ${existing.size} ${scope.env} webhook endpoints (at most ${MAX_ENDPOINTS_PER_PARTITION}).`);
-      }
-      const record: WebhookEndpointRecord = {
-        endpointId,
-        projectId: scope.projectId,
-        env: scope.env,
-        url: url.href,
-        eventTypes,
-        disabled: null,
-        createdAt: deps.now,
-        updatedAt: deps.now,
-        secret: { ref, generation: 1, createdAt: deps.now },
-        previousSecret: null,
-      };
-      tx.create(endpointRef(scope, endpointId), record);
-      tx.set(countRef, { count: existing.size + 1, updatedAt: deps.now });
-      const auditEventId = auditEndpointChange(tx, scope, deps, 'created', record, null, `Operator registered webhook endpoint ${endpointId}.`);
-      return { endpoint: toEndpointView(record, deps.now), secret, auditEventId };
+      const current = await readEndpointOrRefusal(tx, scope, endpointId);
+      if (current instanceof Refusal) return current;
+      const record: WebhookEndpointRecord = { ...current, url: url ?? current.url, eventTypes: eventTypes ?? current.eventTypes, updatedAt: deps.now };
+      tx.update(endpointRef(scope, endpointId), { url: record.url, eventTypes: record.eventTypes, updatedAt: deps.now });
+      const from = current.disabled ? 'disabled' : 'enabled';
+      const auditEventId = auditEndpointChange(tx, scope, deps, 'updated', record, from, `Operator updated webhook endpoint ${endpointId}.`, { previousUrl: current.url, previousEventTypes: current.eventTypes });
+      return { endpoint: toEndpointView(record, deps.now), auditEventId };
     }),
   );
 }
+
+/**
+ * Deletes an endpoint: its record (audited: the entry keeps its URL and event types), then
+ * every generation of its signing secret from the secret store. Deliveries still queued for it
+ * find no endpoint and are dropped; its delivery records stay until their TTL (history).
+ * `secretsNotRemoved` names the references the secret store could not delete (retry by hand).
+ */
+export async function deleteEndpoint(scope: EnvScope, endpointId: string, deps: EndpointDeps): Promise<{ endpointId: string; deleted: true; auditEventId: string; secretsRemoved: number; secretsNotRemoved: string[] }> {
+  const { record, auditEventId } = await refusedAfterCommit(
+    scope.runTransaction(async (tx) => {
+      const current = await readEndpointOrRefusal(tx, scope, endpointId);
+      if (current instanceof Refusal) return current;
+      tx.delete(endpointRef(scope, endpointId));
+      const from = current.disabled ? 'disabled' : 'enabled';
+      const id = auditEndpointChange(tx, scope, deps, 'deleted', current, from, `Operator deleted webhook endpoint ${endpointId}.`);
+      return { record: current, auditEventId: id };
+    }),
+  );
+  const refs = allSecretRefs(record);
+  const results = await Promise.allSettled(refs.map((ref) => deps.secrets.remove(ref)));
+  const secretsNotRemoved = refs.filter((_, i) => results[i].status === 'rejected' && !isNotFound((results[i] as PromiseRejectedResult).reason));
+  return { endpointId, deleted: true, auditEventId, secretsRemoved: refs.length - secretsNotRemoved.length, secretsNotRemoved };
+}
+
+/**
+ * Every generation's reference, not only the ones the record still names: a generation past
+ * its grace is no longer referenced but may still be stored. References end in `-{generation}`
+ * (signingSecretRef); one that does not is removed alone.
+ */
+function allSecretRefs(record: WebhookEndpointRecord): string[] {
+  const { ref, generation } = record.secret;
+  const suffix = `-${generation}`;
+  const named = [ref, ...(record.previousSecret ? [record.previousSecret.ref] : [])];
+  if (!ref.endsWith(suffix)) return named;
+  const prefix = ref.slice(0, -suffix.length);
+  return [...new Set([...named, ...Array.from({ length: generation }, (_, i) => `${prefix}-${i + 1}`)])];
+}
+
+/** Secret Manager's NOT_FOUND (gRPC 5): a secret already gone is removed. */
+const isNotFound = (err: unknown): boolean => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 5;
 
 export async function listEndpoints(scope: EnvScope, now: number): Promise<EndpointView[]> {
   const snapshot = await scope.query(scope.collection(WEBHOOK_ENDPOINTS));
@@ -183,22 +279,25 @@ export async function listEndpoints(scope: EnvScope, now: number): Promise<Endpo
     .map((record) => toEndpointView(record, now));
 }
 
-async function readEndpoint(tx: Transaction, scope: EnvScope, endpointId: string): Promise<WebhookEndpointRecord> {
+async function readEndpointOrRefusal(tx: Transaction, scope: EnvScope, endpointId: string): Promise<WebhookEndpointRecord | Refusal> {
   const snapshot = await tx.get(endpointRef(scope, endpointId));
-  if (!snapshot.exists) throw new DomainError('not_found', `No webhook endpoint ${endpointId}.`);
+  if (!snapshot.exists) return new Refusal(new DomainError('not_found', `No webhook endpoint ${endpointId}.`));
   return snapshot.data() as WebhookEndpointRecord;
 }
 
 /** Stops deliveries to the endpoint (kept, with its secrets, until enabled again). */
 export async function disableEndpoint(scope: EnvScope, endpointId: string, note: string | null, deps: EndpointDeps): Promise<{ endpoint: EndpointView; auditEventId: string }> {
-  return scope.runTransaction(async (tx) => {
-    const current = await readEndpoint(tx, scope, endpointId);
-    if (current.disabled) throw new DomainError('conflict', `Webhook endpoint ${endpointId} is already disabled.`);
-    const record: WebhookEndpointRecord = { ...current, disabled: { reason: 'operator', note, at: deps.now }, updatedAt: deps.now };
-    tx.update(endpointRef(scope, endpointId), { disabled: record.disabled, updatedAt: deps.now });
-    const auditEventId = auditEndpointChange(tx, scope, deps, 'disabled', record, 'enabled', `Operator disabled webhook endpoint ${endpointId}.`, { note });
-    return { endpoint: toEndpointView(record, deps.now), auditEventId };
-  });
+  return refusedAfterCommit(
+    scope.runTransaction(async (tx) => {
+      const current = await readEndpointOrRefusal(tx, scope, endpointId);
+      if (current instanceof Refusal) return current;
+      if (current.disabled) return new Refusal(new DomainError('conflict', `Webhook endpoint ${endpointId} is already disabled.`));
+      const record: WebhookEndpointRecord = { ...current, disabled: { reason: 'operator', note, at: deps.now }, updatedAt: deps.now };
+      tx.update(endpointRef(scope, endpointId), { disabled: record.disabled, updatedAt: deps.now });
+      const auditEventId = auditEndpointChange(tx, scope, deps, 'disabled', record, 'enabled', `Operator disabled webhook endpoint ${endpointId}.`, { note });
+      return { endpoint: toEndpointView(record, deps.now), auditEventId };
+    }),
+  );
 }
 
 /**
@@ -213,16 +312,23 @@ export function disableEndpointForDelivery(tx: Transaction, scope: EnvScope, cur
   return auditEndpointChange(tx, scope, { now, surface: DELIVERY_SURFACE }, 'disabled', record, 'enabled', `Webhook endpoint ${current.endpointId} disabled: ${why}.`, { disabledReason: reason, note, failingSince: current.failingSince ?? null });
 }
 
+/** Resumes deliveries to a disabled endpoint; refused when the partition already has MAX_ENDPOINTS_PER_PARTITION enabled ones. */
 export async function enableEndpoint(scope: EnvScope, endpointId: string, deps: EndpointDeps): Promise<{ endpoint: EndpointView; auditEventId: string }> {
-  return scope.runTransaction(async (tx) => {
-    const current = await readEndpoint(tx, scope, endpointId);
-    if (!current.disabled) throw new DomainError('conflict', `Webhook endpoint ${endpointId} is already enabled.`);
-    // A fresh start: failures before the endpoint was disabled do not count towards disabling it again.
-    const record: WebhookEndpointRecord = { ...current, disabled: null, failingSince: null, updatedAt: deps.now };
-    tx.update(endpointRef(scope, endpointId), { disabled: null, failingSince: null, updatedAt: deps.now });
-    const auditEventId = auditEndpointChange(tx, scope, deps, 'enabled', record, 'disabled', `Operator enabled webhook endpoint ${endpointId}.`, { previousReason: current.disabled.reason });
-    return { endpoint: toEndpointView(record, deps.now), auditEventId };
-  });
+  return refusedAfterCommit(
+    scope.runTransaction(async (tx) => {
+      const current = await readEndpointOrRefusal(tx, scope, endpointId);
+      if (current instanceof Refusal) return current;
+      if (!current.disabled) return new Refusal(new DomainError('conflict', `Webhook endpoint ${endpointId} is already enabled.`));
+      const enabled = await enabledEndpointCount(tx, scope);
+      if (enabled >= MAX_ENDPOINTS_PER_PARTITION) return limitReached(scope, enabled);
+      // A fresh start: failures before the endpoint was disabled do not count towards disabling it again.
+      const record: WebhookEndpointRecord = { ...current, disabled: null, failingSince: null, updatedAt: deps.now };
+      tx.update(endpointRef(scope, endpointId), { disabled: null, failingSince: null, updatedAt: deps.now });
+      countEnabled(tx, scope, enabled + 1, deps.now);
+      const auditEventId = auditEndpointChange(tx, scope, deps, 'enabled', record, 'disabled', `Operator enabled webhook endpoint ${endpointId}.`, { previousReason: current.disabled.reason });
+      return { endpoint: toEndpointView(record, deps.now), auditEventId };
+    }),
+  );
 }
 
 /**
@@ -239,9 +345,10 @@ export async function rotateEndpointSecret(scope: EnvScope, endpointId: string, 
   const secret = mintSigningSecret();
   const ref = signingSecretRef(endpointId, generation);
   return withNewSecret(deps.secrets, ref, secret, () =>
-    scope.runTransaction(async (tx) => {
-      const current = await readEndpoint(tx, scope, endpointId);
-      if (current.secret.generation + 1 !== generation) throw new DomainError('conflict', `The secret of webhook endpoint ${endpointId} was rotated meanwhile; try again.`);
+    refusedAfterCommit(scope.runTransaction(async (tx) => {
+      const current = await readEndpointOrRefusal(tx, scope, endpointId);
+      if (current instanceof Refusal) return current;
+      if (current.secret.generation + 1 !== generation) return new Refusal(new DomainError('conflict', `The secret of webhook endpoint ${endpointId} was rotated meanwhile; try again.`));
       const expiresAt = deps.now + graceMs;
       const record: WebhookEndpointRecord = {
         ...current,
@@ -253,6 +360,6 @@ export async function rotateEndpointSecret(scope: EnvScope, endpointId: string, 
       const from = current.disabled ? 'disabled' : 'enabled';
       const auditEventId = auditEndpointChange(tx, scope, deps, 'secret_rotated', record, from, `Operator rotated the signing secret of webhook endpoint ${endpointId}.`, { graceMs, previousSecretExpiresAt: expiresAt });
       return { endpoint: toEndpointView(record, deps.now), secret, previousSecretExpiresAt: expiresAt, auditEventId };
-    }),
+    })),
   );
 }

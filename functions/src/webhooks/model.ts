@@ -33,11 +33,11 @@ export interface WebhookEndpointRecord {
 export type EndpointDisabledReason = 'operator' | 'gone' | 'failing';
 
 export const WEBHOOK_ENDPOINTS = 'webhookEndpoints';
-/** `webhookMeta/endpointCount`: written by every creation so that concurrent ones conflict (the limit). */
+/** `webhookMeta/endpointCount`: written by every creation and enable so that concurrent ones conflict (the limit). */
 export const WEBHOOK_META = 'webhookMeta';
 export const ENDPOINT_COUNT_DOC = 'endpointCount';
 
-/** At most this many endpoints per project and environment, enabled or not. */
+/** At most this many enabled endpoints per project and environment (disabled ones do not count; delete frees a place too). */
 export const MAX_ENDPOINTS_PER_PARTITION = 10;
 
 /** Types an endpoint may subscribe to (issue 13 §2). `webhook.test` is sent whenever asked, whatever the filter. */

@@ -21,8 +21,8 @@ export async function runWebhookWorker(deps: RootDeps): Promise<WebhookWorkerRep
   return report;
 }
 
-/** Runs the worker every interval in this process (local only), never two runs at once. */
-export function startLocalWebhookWorker(deps: RootDeps, intervalMs = WEBHOOK_WORKER_INTERVAL_MS): { stop(): Promise<void> } {
+/** Runs the worker every interval in this process (local only), never two runs at once. `stop` waits at most `graceMs` for a run (it is idempotent: the next start redoes it). */
+export function startLocalWebhookWorker(deps: RootDeps, intervalMs = WEBHOOK_WORKER_INTERVAL_MS): { stop(graceMs?: number): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   let busy = false;
   const timer = setInterval(() => {
@@ -36,9 +36,11 @@ export function startLocalWebhookWorker(deps: RootDeps, intervalMs = WEBHOOK_WOR
   }, intervalMs);
   timer.unref();
   return {
-    async stop() {
+    async stop(graceMs = 1000) {
       clearInterval(timer);
-      await running;
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([running, new Promise((resolve) => (grace = setTimeout(resolve, graceMs)))]);
+      clearTimeout(grace);
     },
   };
 }

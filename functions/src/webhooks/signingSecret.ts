@@ -1,9 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { WebhookEndpointRecord } from './model';
 
-/** `whsec_` + 32 random bytes, base64url: every byte uniform, no modulo bias. */
+/**
+ * `whsec_` + 32 random bytes in standard base64 (every byte uniform, no modulo bias): one text
+ * that both schemes take as it is (signature.ts): Stripe's uses the whole text as the HMAC key,
+ * Standard Webhooks' verifiers decode the base64 after the prefix (they refuse base64url, which
+ * secrets minted before both schemes were sent use: see webhooks/README.md for converting one).
+ */
 export function mintSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 /** The secret-store reference of an endpoint's nth signing secret (one secret per generation, so a cached read is never stale). */

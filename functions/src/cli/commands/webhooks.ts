@@ -2,7 +2,7 @@ import { loadSettings } from '../../config/settings';
 import { createOperatorSecretWriter } from '../../secrets/writer';
 import { ENVS } from '../../store/env';
 import { EnvScope } from '../../store/scope';
-import { createEndpoint, DEFAULT_SECRET_GRACE_MS, disableEndpoint, enableEndpoint, listEndpoints, rotateEndpointSecret, type EndpointDeps } from '../../webhooks/endpoints';
+import { createEndpoint, DEFAULT_SECRET_GRACE_MS, deleteEndpoint, disableEndpoint, enableEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint, type EndpointDeps } from '../../webhooks/endpoints';
 import { locateEndpoint, locateEvent } from '../../webhooks/locate';
 import { listDeliveries, readDelivery, replayEvent, sendTestEvent } from '../../webhooks/operator';
 import { operatorTasks } from '../operatorTasks';
@@ -34,6 +34,28 @@ export const webhookCommands: Command[] = [
     async run(values, ctx) {
       const scope = new EnvScope(ctx.db, requireString(values, 'project'), requireOneOf(values, 'env', ENVS));
       return { endpoints: await listEndpoints(scope, ctx.clock.now()) };
+    },
+  },
+  {
+    name: 'webhooks update',
+    summary: '--endpoint ID [--url URL] [--event TYPE]… [--all-events]   (a new URL and/or event types; --all-events: every type)',
+    options: { endpoint: { type: 'string' }, url: { type: 'string' }, event: { type: 'string', multiple: true }, 'all-events': { type: 'boolean' } },
+    async run(values, ctx) {
+      const endpointId = requireString(values, 'endpoint');
+      const events = stringList(values, 'event');
+      const allEvents = values['all-events'] === true;
+      if (allEvents && events.length > 0) throw new OperatorError('invalid_argument', 'Give --event TYPE… or --all-events, not both.');
+      const change = { url: optionalString(values, 'url'), eventTypes: allEvents ? [] : events.length > 0 ? events : undefined };
+      return updateEndpoint(await locateEndpoint(ctx.db, endpointId), endpointId, { ...change, allowLoopbackHttp: loadSettings().webhooksAllowLoopback }, deps(ctx));
+    },
+  },
+  {
+    name: 'webhooks delete',
+    summary: '--endpoint ID   (deletes the endpoint and every generation of its signing secret; its delivery records stay until they expire)',
+    options: { endpoint: { type: 'string' } },
+    async run(values, ctx) {
+      const endpointId = requireString(values, 'endpoint');
+      return deleteEndpoint(await locateEndpoint(ctx.db, endpointId), endpointId, deps(ctx));
     },
   },
   {

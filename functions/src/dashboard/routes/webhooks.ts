@@ -6,9 +6,9 @@ import { IN_PROJECT, NO_STORE, reply } from './paths';
 
 /**
  * Webhook endpoints of the path's environment (webhooks/endpoints.ts and webhooks/operator.ts,
- * as the CLI): list, register (the signing secret shown once), disable, enable, rotate the secret
- * with a grace; an endpoint's deliveries with every attempt's status; send a test event; replay
- * an event.
+ * as the CLI): list, register (the signing secret shown once), edit (URL, event types), delete
+ * (with its secrets), disable, enable, rotate the secret with a grace; an endpoint's deliveries
+ * with every attempt's status; send a test event; replay an event.
  */
 
 export const webhookEndpointsRoute = route({
@@ -40,6 +40,37 @@ export const createEndpointRoute = route<CreateEndpointBody>({
   body: createEndpointSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.createWebhookEndpoint(ctx.body.url, ctx.body.eventTypes ?? [])),
+});
+
+export interface UpdateEndpointBody {
+  url?: string;
+  eventTypes?: string[];
+}
+
+export const updateEndpointSchema: JSONSchemaType<UpdateEndpointBody> = {
+  type: 'object',
+  required: [],
+  properties: {
+    url: { type: 'string', nullable: true, minLength: 1, maxLength: 2048 },
+    eventTypes: { type: 'array', nullable: true, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 64 } },
+  },
+};
+
+export const updateEndpointRoute = route<UpdateEndpointBody>({
+  method: 'POST',
+  path: `${IN_PROJECT}/webhooks/:endpointId/update`,
+  key: 'operator',
+  body: updateEndpointSchema,
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.updateWebhookEndpoint(ctx.params.endpointId ?? '', { url: ctx.body.url, eventTypes: ctx.body.eventTypes })),
+});
+
+export const deleteEndpointRoute = route({
+  method: 'DELETE',
+  path: `${IN_PROJECT}/webhooks/:endpointId`,
+  key: 'operator',
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.deleteWebhookEndpoint(ctx.params.endpointId ?? '')),
 });
 
 export interface DisableBody {
