@@ -1,0 +1,117 @@
+/**
+ * Subscription transfers (issue 19 §1): only a verified purchase moves a subscription between
+ * people, per the project's setting (`tessera subscription-transfer set`, modelled on
+ * RevenueCat's restore behaviour). With `keep` (the default) a restore by another app user on the
+ * same store account leaves the subscription with its owner, and the caller learns only its own
+ * customer; with `transfer` the record and grants move to the caller, audited as
+ * `customer.subscription_transferred` (both customers named) and sent as that webhook event. A
+ * bare hint (identify with the owner's appAccountToken) moves nothing whatever the setting. An
+ * erased owner keeps no claim: its purchase transfers on proof, whatever the setting.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AuditEntry } from '../../functions/src/audit/model';
+import { DAY } from '../../functions/src/clock';
+import { syncEventId } from '../../functions/src/purchases/syncService';
+import { operatorCommands } from '../support/operatorCommands';
+import { lockHeaders } from '../support/harness';
+import { transactionPayload } from '../rails/support/applePayloads';
+import { activeKeys, auditOf, createRailsWorld, entitlementsOf, subscriptionOf, type RailsWorld } from '../rails/support/railsWorld';
+import { eventsOf } from '../webhooks/support/outbox';
+
+let world: RailsWorld;
+const { tessera } = operatorCommands(() => world.service);
+beforeAll(async () => {
+  world = await createRailsWorld();
+});
+afterAll(async () => {
+  await world.stop();
+});
+beforeEach(() => world.service.clock.advance(61_000)); // a refilled alias bucket per test
+
+const publishable = () => ({ Authorization: `Bearer ${world.project.ios.test.publishable}`, ...lockHeaders('ios') });
+const identify = (body: object) => world.service.request().post('/v1/identify').set(publishable()).send(body);
+const sync = (body: Record<string, unknown>) => world.service.request().post('/v1/purchases/sync').set(publishable()).send({ rail: 'apple', ...body });
+const setBehavior = (behavior: string) => tessera('subscription-transfer set', { project: world.project.projectId, behavior });
+const transfersOf = async (customerId: string): Promise<AuditEntry[]> =>
+  (await world.scope('test').collection('audit').where('eventType', '==', 'customer.subscription_transferred').where('customerId', '==', customerId).get()).docs.map((d) => d.data() as AuditEntry);
+
+/** An owner who bought `pro` on the App Store (appAccountToken set at purchase), and a second app user on the same store account. */
+async function purchaseAndNewcomer(name: string) {
+  const ownerToken = randomUUID();
+  const owner = (await identify({ userId: `${name}-owner`, anonymousId: `${name}-owner-phone`, appAccountToken: ownerToken })).body.serviceCustomerId as string;
+  const purchase = transactionPayload({ appAccountToken: ownerToken, expiresDate: Date.now() + 30 * DAY });
+  const bought = await sync({ signedTransactionInfo: world.apple.sign(purchase), appAccountToken: ownerToken });
+  expect(bought.body).toMatchObject({ serviceCustomerId: owner, entitlements: [expect.objectContaining({ key: 'pro', isActive: true })] });
+  const newcomerToken = randomUUID();
+  const newcomer = (await identify({ userId: `${name}-newcomer`, anonymousId: `${name}-newcomer-phone`, appAccountToken: newcomerToken })).body.serviceCustomerId as string;
+  expect(newcomer).not.toBe(owner);
+  const otx = purchase.originalTransactionId as string;
+  // The store account restores the same subscription: a new signed transaction of it, signed with the owner's token.
+  const restore = () => world.apple.sign(transactionPayload({ originalTransactionId: otx, appAccountToken: ownerToken, expiresDate: Date.now() + 30 * DAY, signedDate: Date.now() + 1_000 }));
+  return { owner, ownerToken, newcomer, newcomerToken, otx, restore };
+}
+
+it('defaults to keep: a restore by another app user leaves the subscription with its owner and tells the caller only about itself', async () => {
+  const w = await purchaseAndNewcomer('keep');
+  const res = await sync({ signedTransactionInfo: w.restore(), appAccountToken: w.newcomerToken });
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({ object: 'purchase_result', serviceCustomerId: w.newcomer, env: 'sandbox', entitlements: [] });
+  expect(activeKeys(await entitlementsOf(world, 'test', w.owner))).toEqual(['pro']);
+  expect(await entitlementsOf(world, 'test', w.newcomer)).toEqual([]);
+  expect((await subscriptionOf(world, 'test', 'apple', w.otx))!.customerId).toBe(w.owner);
+  expect(await transfersOf(w.newcomer)).toEqual([]);
+});
+
+it('transfer: the verified restore moves the record and grants to the caller, audited with both customers and sent as a webhook event', async () => {
+  const w = await purchaseAndNewcomer('move');
+  expect(await setBehavior('transfer')).toMatchObject({ projectId: world.project.projectId, behavior: 'transfer' });
+  try {
+    // A bare hint moves nothing: identify with the owner's token is a merge conflict.
+    expect((await identify({ userId: 'move-newcomer', anonymousId: 'move-newcomer-phone', appAccountToken: w.ownerToken })).body).toMatchObject({ serviceCustomerId: w.newcomer, mergePending: true });
+    expect((await subscriptionOf(world, 'test', 'apple', w.otx))!.customerId).toBe(w.owner);
+
+    const restore = transactionPayload({ originalTransactionId: w.otx, appAccountToken: w.ownerToken, expiresDate: Date.now() + 30 * DAY, signedDate: Date.now() + 1_000 });
+    const res = await sync({ signedTransactionInfo: world.apple.sign(restore), appAccountToken: w.newcomerToken });
+    expect(res.body).toMatchObject({ serviceCustomerId: w.newcomer, entitlements: [expect.objectContaining({ key: 'pro', isActive: true })] });
+    expect(activeKeys(await entitlementsOf(world, 'test', w.newcomer))).toEqual(['pro']);
+    expect(activeKeys(await entitlementsOf(world, 'test', w.owner))).toEqual([]);
+    expect((await subscriptionOf(world, 'test', 'apple', w.otx))!.customerId).toBe(w.newcomer);
+
+    const [audit] = await transfersOf(w.newcomer);
+    expect(audit).toMatchObject({
+      eventId: expect.stringMatching(/^srv_transfer_/),
+      rail: 'apple',
+      subscriptionId: w.otx,
+      decision: 'applied',
+      signatureVerified: true,
+      details: { fromCustomerId: w.owner, toCustomerId: w.newcomer, reason: 'transfer_setting', proofEventId: syncEventId(restore.transactionId as string) },
+    });
+    expect(await auditOf(world, 'test', syncEventId(restore.transactionId as string))).toMatchObject({ customerId: w.newcomer, details: expect.objectContaining({ transferredFrom: w.owner, transferReason: 'transfer_setting' }) });
+    const events = (await eventsOf(world.service, world.project.projectId, 'test', w.newcomer)).filter((e) => e.type === 'customer.subscription_transferred');
+    expect(events.map((e) => e.payload.data)).toEqual([
+      { serviceCustomerId: w.newcomer, fromCustomerId: w.owner, rail: 'apple', subscriptionId: w.otx, reason: 'transfer_setting', cause: { rail: 'apple', auditEventId: audit.eventId } },
+    ]);
+
+    // Re-sending the same proof changes nothing more.
+    await sync({ signedTransactionInfo: world.apple.sign(restore), appAccountToken: w.newcomerToken });
+    expect(await transfersOf(w.newcomer)).toHaveLength(1);
+  } finally {
+    await setBehavior('keep');
+  }
+});
+
+it('an erased owner keeps no claim: its purchase transfers on proof even with keep', async () => {
+  const w = await purchaseAndNewcomer('erased');
+  const secret = { Authorization: `Bearer ${world.project.ios.test.secret}` };
+  expect((await world.service.request().post('/v1/identity/forget').set(secret).send({ customerId: w.owner })).status).toBe(200);
+  await world.service.tasks.drain();
+
+  const res = await sync({ signedTransactionInfo: w.restore(), appAccountToken: w.newcomerToken });
+  expect(res.body).toMatchObject({ serviceCustomerId: w.newcomer, entitlements: [expect.objectContaining({ key: 'pro', isActive: true })] });
+  expect((await subscriptionOf(world, 'test', 'apple', w.otx))!.customerId).toBe(w.newcomer);
+  expect(await transfersOf(w.newcomer)).toEqual([expect.objectContaining({ details: expect.objectContaining({ fromCustomerId: w.owner, reason: 'owner_erased' }) })]);
+});
+
+it('validates the setting', async () => {
+  await expect(setBehavior('sometimes')).rejects.toMatchObject({ code: 'invalid_argument' });
+});
