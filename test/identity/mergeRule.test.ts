@@ -11,7 +11,7 @@
 import { DAY } from '../../functions/src/clock';
 import type { ConflictRecord } from '../../functions/src/identity/conflictModel';
 import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/identity/model';
-import { customerRef, identityRef, linkHints } from '../../functions/src/identity/repository';
+import { customerRef, identityRef, linkHints, linkMigratedUser } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
 import { operatorCommands } from '../support/operatorCommands';
 import { createTestService, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
@@ -107,7 +107,16 @@ describe('rail identifiers', () => {
     }
     expect(keys((await entitlements({ userId: 'victim' })).body)).toEqual(['pro']);
     // A merge conflict like any other, for review.
-    expect(await conflictsOf(own)).toEqual([expect.objectContaining({ status: 'open', otherCustomerIds: [victimCustomer], identities: [expect.objectContaining({ kind: 'apple_aat', customerId: victimCustomer })] })]);
+    expect(await conflictsOf(own)).toEqual([
+      expect.objectContaining({
+        status: 'open',
+        otherCustomerIds: [victimCustomer],
+        identities: [
+          { kind: 'developer', id: 'newcomer', customerId: own },
+          { kind: 'apple_aat', id: victimToken, customerId: victimCustomer },
+        ],
+      }),
+    ]);
   });
 
   it('a known user with another user’s appAccountToken: the user’s own customer, a conflict, the owner’s profile untouched', async () => {
@@ -118,6 +127,16 @@ describe('rail identifiers', () => {
     expect(res.body).toMatchObject({ serviceCustomerId: own, mergePending: true });
     expect(await customer(ownerCustomer)).toMatchObject({ email: 'token-owner@example.com' });
     expect((await entry('apple_aat', token)).customerId).toBe(ownerCustomer);
+  });
+
+  it('a migration row naming another user’s card-processor customer is a conflict: the row’s user never joins that customer', async () => {
+    const ownerCustomer = (await linkMigratedUser(scope(), [{ kind: 'developer', id: 'card-owner' }, { kind: 'stripe', id: 'cus_card_owner' }], { email: 'owner@example.com', traits: {} }, service.clock.now())).customerId!;
+    const row = await linkMigratedUser(scope(), [{ kind: 'developer', id: 'card-newcomer' }, { kind: 'stripe', id: 'cus_card_owner' }], { email: 'newcomer@example.com', traits: { plan: 'x' } }, service.clock.now());
+    expect(row.customerId).not.toBe(ownerCustomer);
+    expect(row).toMatchObject({ created: true, mergePending: true, conflictId: expect.stringMatching(/^cfl_test_/) });
+    expect((await entry('stripe', 'cus_card_owner')).customerId).toBe(ownerCustomer);
+    expect((await entry('developer', 'card-newcomer')).customerId).toBe(row.customerId);
+    expect(await customer(ownerCustomer)).toMatchObject({ email: 'owner@example.com', traits: {} });
   });
 
   it('a rail-keyed customer without a developer id (bought before login) is claimed by the user who identifies with its token', async () => {

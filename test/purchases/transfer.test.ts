@@ -15,7 +15,9 @@ import { syncEventId } from '../../functions/src/purchases/syncService';
 import { operatorCommands } from '../support/operatorCommands';
 import { lockHeaders } from '../support/harness';
 import { transactionPayload } from '../rails/support/applePayloads';
-import { activeKeys, auditOf, createRailsWorld, entitlementsOf, subscriptionOf, type RailsWorld } from '../rails/support/railsWorld';
+import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, postStripe, subscriptionOf, type RailsWorld } from '../rails/support/railsWorld';
+import { stripeEvent, stripeIds, stripeSubscription } from '../rails/support/stripeFake';
+import { linkHints } from '../../functions/src/identity/repository';
 import { eventsOf } from '../webhooks/support/outbox';
 
 let world: RailsWorld;
@@ -110,6 +112,39 @@ it('an erased owner keeps no claim: its purchase transfers on proof even with ke
   expect(res.body).toMatchObject({ serviceCustomerId: w.newcomer, entitlements: [expect.objectContaining({ key: 'pro', isActive: true })] });
   expect((await subscriptionOf(world, 'test', 'apple', w.otx))!.customerId).toBe(w.newcomer);
   expect(await transfersOf(w.newcomer)).toEqual([expect.objectContaining({ details: expect.objectContaining({ fromCustomerId: w.owner, reason: 'owner_erased' }) })]);
+});
+
+it('Stripe: a verified subscription whose metadata names another user never joins that user to the owner; it moves only with transfer', async () => {
+  const scope = world.scope('test');
+  const cus = stripeIds.customer();
+  const owner = (await linkHints(scope, [{ kind: 'developer', id: 'card-owner-user' }, { kind: 'stripe', id: cus }], 'self_asserted', world.service.clock.now())).customerId!;
+  const newcomer = (await linkHints(scope, [{ kind: 'developer', id: 'card-next-user' }], 'self_asserted', world.service.clock.now())).customerId!;
+  const sub = stripeSubscription({ id: stripeIds.subscription(), customer: cus });
+  world.stripe.subscriptions.set(sub.id as string, sub);
+  let created = Math.floor(world.service.clock.now() / 1000);
+  expect((await postStripe(world, stripeEvent('customer.subscription.created', sub, { created: (created += 1) }))).body.decision).toBe('applied');
+  expect(activeKeys(await entitlementsOf(world, 'test', owner))).toEqual(['pro']);
+
+  // The developer's checkout now names another user on the same card-processor customer.
+  const renamed = { ...sub, metadata: { developerUserId: 'card-next-user' } };
+  world.stripe.subscriptions.set(sub.id as string, renamed);
+  await postStripe(world, stripeEvent('customer.subscription.updated', renamed, { created: (created += 1) }));
+  expect((await subscriptionOf(world, 'test', 'stripe', sub.id as string))!.customerId).toBe(owner); // keep
+  expect(await customerOf(world, 'test', 'developer', 'card-next-user')).toBe(newcomer); // never joined the owner
+  expect(await customerOf(world, 'test', 'stripe', cus)).toBe(owner);
+  expect(await entitlementsOf(world, 'test', newcomer)).toEqual([]);
+
+  await setBehavior('transfer');
+  try {
+    world.service.clock.advance(1_000);
+    await postStripe(world, stripeEvent('customer.subscription.updated', renamed, { created: (created += 1) }));
+    expect((await subscriptionOf(world, 'test', 'stripe', sub.id as string))!.customerId).toBe(newcomer);
+    expect(activeKeys(await entitlementsOf(world, 'test', newcomer))).toEqual(['pro']);
+    expect(activeKeys(await entitlementsOf(world, 'test', owner))).toEqual([]);
+    expect(await transfersOf(newcomer)).toEqual([expect.objectContaining({ rail: 'stripe', details: expect.objectContaining({ fromCustomerId: owner, toCustomerId: newcomer, reason: 'transfer_setting' }) })]);
+  } finally {
+    await setBehavior('keep');
+  }
 });
 
 it('validates the setting', async () => {

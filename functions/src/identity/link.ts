@@ -266,7 +266,8 @@ function queueConflict(
     status: 'open',
     canonicalCustomerId: canonical,
     otherCustomerIds: customerIds.filter((c) => c !== canonical),
-    identities: hints.flatMap((hint, i) => (live[i] ? [{ kind: hint.kind, id: hint.id, customerId: live[i]!.customerId }] : [])),
+    // The known identifiers, and a new user's id with the customer it gets now.
+    identities: hints.flatMap((hint, i) => (live[i] ? [{ kind: hint.kind, id: hint.id, customerId: live[i]!.customerId }] : hint.kind === 'developer' ? [{ kind: hint.kind, id: hint.id, customerId: canonical }] : [])),
     createdAt: now,
     resolvedAt: null,
   };
