@@ -14,8 +14,8 @@ import { DAY } from '../../functions/src/clock';
 import { syncEventId } from '../../functions/src/purchases/syncService';
 import { operatorCommands } from '../support/operatorCommands';
 import { lockHeaders } from '../support/harness';
-import { transactionPayload } from '../rails/support/applePayloads';
-import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, postStripe, subscriptionOf, type RailsWorld } from '../rails/support/railsWorld';
+import { signedNotification, transactionPayload } from '../rails/support/applePayloads';
+import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, postApple, postStripe, subscriptionOf, type RailsWorld } from '../rails/support/railsWorld';
 import { stripeEvent, stripeIds, stripeSubscription } from '../rails/support/stripeFake';
 import { linkHints } from '../../functions/src/identity/repository';
 import { eventsOf } from '../webhooks/support/outbox';
@@ -142,6 +142,41 @@ it('Stripe: a verified subscription whose metadata names another user never join
     expect(activeKeys(await entitlementsOf(world, 'test', newcomer))).toEqual(['pro']);
     expect(activeKeys(await entitlementsOf(world, 'test', owner))).toEqual([]);
     expect(await transfersOf(newcomer)).toEqual([expect.objectContaining({ rail: 'stripe', details: expect.objectContaining({ fromCustomerId: owner, toCustomerId: newcomer, reason: 'transfer_setting' }) })]);
+  } finally {
+    await setBehavior('keep');
+  }
+});
+
+it('App Store notifications: a transaction signing an appAccountToken new to the subscription moves it only with transfer; the token it already holds never moves it back', async () => {
+  const ownerToken = randomUUID();
+  const newcomerToken = randomUUID();
+  const owner = (await identify({ userId: 'note-owner', anonymousId: 'note-owner-phone', appAccountToken: ownerToken })).body.serviceCustomerId as string;
+  const newcomer = (await identify({ userId: 'note-newcomer', anonymousId: 'note-newcomer-phone', appAccountToken: newcomerToken })).body.serviceCustomerId as string;
+  let signedDate = Date.now();
+  const notify = (notificationType: string, transaction: Record<string, unknown>, subtype?: string) =>
+    postApple(world, signedNotification(world.apple, { notificationType, subtype, transaction, status: 1, signedDate: (signedDate += 1_000) }).signedPayload);
+  const first = transactionPayload({ appAccountToken: ownerToken, expiresDate: Date.now() + 30 * DAY });
+  const otx = first.originalTransactionId as string;
+  const next = (token: string) => transactionPayload({ originalTransactionId: otx, appAccountToken: token, expiresDate: Date.now() + 30 * DAY, signedDate: signedDate + 500 });
+  expect((await notify('SUBSCRIBED', first, 'INITIAL_BUY')).body.decision).toBe('applied');
+  expect((await subscriptionOf(world, 'test', 'apple', otx))!.customerId).toBe(owner);
+
+  // keep: the newcomer's purchase on the same store subscription stays with the owner.
+  await notify('DID_CHANGE_RENEWAL_PREF', next(newcomerToken), 'UPGRADE');
+  expect((await subscriptionOf(world, 'test', 'apple', otx))!.customerId).toBe(owner);
+  expect(await entitlementsOf(world, 'test', newcomer)).toEqual([]);
+
+  await setBehavior('transfer');
+  try {
+    await notify('DID_RENEW', next(ownerToken)); // the owner's own token: nothing moves
+    expect((await subscriptionOf(world, 'test', 'apple', otx))!.customerId).toBe(owner);
+    await notify('DID_CHANGE_RENEWAL_PREF', next(newcomerToken), 'UPGRADE');
+    expect((await subscriptionOf(world, 'test', 'apple', otx))!.customerId).toBe(newcomer);
+    expect(activeKeys(await entitlementsOf(world, 'test', newcomer))).toEqual(['pro']);
+    expect(activeKeys(await entitlementsOf(world, 'test', owner))).toEqual([]);
+    await notify('DID_RENEW', next(newcomerToken));
+    expect((await subscriptionOf(world, 'test', 'apple', otx))!.customerId).toBe(newcomer);
+    expect(await transfersOf(newcomer)).toEqual([expect.objectContaining({ rail: 'apple', details: expect.objectContaining({ fromCustomerId: owner, toCustomerId: newcomer, reason: 'transfer_setting' }) })]);
   } finally {
     await setBehavior('keep');
   }
