@@ -15,8 +15,10 @@ import { syncEventId } from '../../functions/src/purchases/syncService';
 import { operatorCommands } from '../support/operatorCommands';
 import { lockHeaders } from '../support/harness';
 import { signedNotification, transactionPayload } from '../rails/support/applePayloads';
-import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, postApple, postStripe, subscriptionOf, type RailsWorld } from '../rails/support/railsWorld';
+import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, PLAY_PACKAGE, postApple, postGoogle, postStripe, subscriptionOf, type RailsWorld } from '../rails/support/railsWorld';
 import { stripeEvent, stripeIds, stripeSubscription } from '../rails/support/stripeFake';
+import { nextPurchaseToken, playPurchase, pushBody } from '../rails/support/googleFake';
+import { purchaseTokenHash } from '../../functions/src/rails/google/notification';
 import { linkHints } from '../../functions/src/identity/repository';
 import { eventsOf } from '../webhooks/support/outbox';
 
@@ -180,6 +182,33 @@ it('App Store notifications: a transaction signing an appAccountToken new to the
   } finally {
     await setBehavior('keep');
   }
+});
+
+it('Play: an erased owner keeps no claim; the next verified notification gives the purchase to the customer its identifiers resolve to now', async () => {
+  const live = world.scope('live');
+  const owner = (await linkHints(live, [{ kind: 'developer', id: 'play-owner-user' }], 'self_asserted', world.service.clock.now())).customerId!;
+  const token = nextPurchaseToken();
+  world.google.purchases.set(token, playPurchase({ obfuscatedAccountId: owner, expiryTime: world.service.clock.now() + 30 * DAY }));
+  let eventTime = world.service.clock.now();
+  const push = async (type: number) => {
+    const body = pushBody({ version: '1.0', packageName: PLAY_PACKAGE, eventTimeMillis: String((eventTime += 1_000)), subscriptionNotification: { version: '1.0', notificationType: type, purchaseToken: token, subscriptionId: 'pro_monthly' } });
+    return postGoogle(world, body, await world.google.pushToken({ audience: world.pushAudience }));
+  };
+  expect((await push(4)).body.decision).toBe('applied');
+  const subscriptionId = purchaseTokenHash(token);
+  expect((await subscriptionOf(world, 'live', 'google', subscriptionId))!.customerId).toBe(owner);
+
+  const secret = { Authorization: `Bearer ${world.project.ios.live.secret}` };
+  expect((await world.service.request().post('/v1/identity/forget').set(secret).send({ customerId: owner })).status).toBe(200);
+  await world.service.tasks.drain();
+
+  expect((await push(2)).status).toBe(200); // SUBSCRIPTION_RENEWED
+  const heir = (await subscriptionOf(world, 'live', 'google', subscriptionId))!.customerId!;
+  expect(heir).not.toBe(owner);
+  expect(await customerOf(world, 'live', 'google_token', token)).toBe(heir);
+  expect(activeKeys(await entitlementsOf(world, 'live', heir))).toEqual(['pro']);
+  const transfers = (await live.collection('audit').where('eventType', '==', 'customer.subscription_transferred').where('customerId', '==', heir).get()).docs.map((d) => d.data());
+  expect(transfers).toEqual([expect.objectContaining({ rail: 'google', details: expect.objectContaining({ fromCustomerId: owner, toCustomerId: heir, reason: 'owner_erased' }) })]);
 });
 
 it('validates the setting', async () => {
