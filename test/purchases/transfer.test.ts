@@ -6,7 +6,9 @@
  * customer; with `transfer` the record and grants move to the caller, audited as
  * `customer.subscription_transferred` (both customers named) and sent as that webhook event. A
  * bare hint (identify with the owner's appAccountToken) moves nothing whatever the setting. An
- * erased owner keeps no claim: its purchase transfers on proof, whatever the setting.
+ * erased owner keeps no claim: its purchase transfers on proof, whatever the setting. The same
+ * holds for the rails' verified notifications (App Store: a newly signed appAccountToken; Stripe:
+ * the user its subscription names; Play: an erased owner).
  */
 import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../functions/src/audit/model';
