@@ -178,6 +178,8 @@ it('resolves an identity conflict from the side-by-side review', async () => {
   expect((await identify('test', { userId: user, anonymousId: `${user}-tablet` })).mergePending).toBe(true);
 
   await go('test', 'conflicts');
+  // With the policy off the page says plainly what a self-asserted identify allows.
+  expect(await page.getByRole('article', { name: 'Identity settings' }).getByRole('note').textContent()).toContain('it can erase the user');
   const card = page.locator('article.conflict', { hasText: canonical });
   await card.waitFor();
   expect(await card.textContent()).toContain(device);

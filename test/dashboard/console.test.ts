@@ -7,6 +7,7 @@
  * and never reaches the other environment's data; an error group's sample is symbolicated
  * against its release's source maps.
  */
+import { setTransferBehavior } from '../../functions/src/identity/transferPolicy';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -157,6 +158,15 @@ describe('conflicts', () => {
     enqueued.mockRestore();
     expect((await audit('test', merged.body.data.auditEventId)).details).toMatchObject({ surface: 'dashboard', operator: 'local-operator@localhost' });
     expect((await get('test', '/conflicts')).body.data.find((c: { conflictId: string }) => c.conflictId === conflict.conflictId)).toBeUndefined();
+  });
+});
+
+describe('identity settings', () => {
+  it('states the project’s identity policy and transfer setting, read-only', async () => {
+    expect((await get('test', '/identity-settings')).body.data).toEqual({ providerConfigured: false, requireVerifiedIdentity: false, subscriptionTransfer: 'keep' });
+    await setTransferBehavior(service.deps.db, project.projectId, 'transfer', service.clock.now());
+    expect((await get('live', '/identity-settings')).body.data).toMatchObject({ subscriptionTransfer: 'transfer' });
+    await setTransferBehavior(service.deps.db, project.projectId, 'keep', service.clock.now());
   });
 });
 

@@ -6,7 +6,7 @@
  * idempotent: a retried batch or a task run again stores each event once.
  */
 import type { CustomerRecord } from '../../functions/src/identity/model';
-import { findCustomerIdByIdentity, linkHints } from '../../functions/src/identity/repository';
+import { findCustomerIdByIdentity, identityRef, linkHints } from '../../functions/src/identity/repository';
 import { batchDocId, eventDocId } from '../../functions/src/events/model';
 import { resolveEventIdentities } from '../../functions/src/events/resolution';
 import type { QueueName } from '../../functions/src/tasks/queue';
@@ -140,4 +140,35 @@ it('each landing has its own task; a retried batch still stores each event once;
 it('drops a malformed payload without retrying and tolerates batches that are already stored', async () => {
   await expect(resolveEventIdentities({ projectId: 'x', env: 'nowhere', batchDocIds: [] }, service.deps)).resolves.toBeUndefined();
   await expect(resolveEventIdentities({ projectId: project.projectId, env: 'test', batchDocIds: [batchDocId([eventDocId('never-landed')])] }, service.deps)).resolves.toBeUndefined();
+});
+
+describe('identify’s rules (issue 19 §1: events never link more than identify would)', () => {
+  it('a user at the identify velocity cap gets no new device from events; the events go to the device alone', async () => {
+    const userCustomer = (await linkHints(scope, [{ kind: 'developer', id: 'capped-user' }], 'self_asserted', now())).customerId;
+    // As 30 identify calls within the last minute leave the user's record.
+    await identityRef(scope, 'developer', 'capped-user').update({ recentIdentifies: Array.from({ length: 30 }, () => now()) });
+    await land({ events: [event({ eventId: 'capped-1', developerUserId: 'capped-user', anonymousId: 'capped-new-device' })] });
+    await service.tasks.drain();
+    const deviceCustomer = await findCustomerIdByIdentity(scope, 'anonymous', 'capped-new-device');
+    expect(deviceCustomer).toMatch(/^cdcust_/);
+    expect(deviceCustomer).not.toBe(userCustomer);
+    expect((await storedEvent(service, project.projectId, 'capped-1'))?.serviceCustomerId).toBe(deviceCustomer);
+
+    // Once the window passed, the same hints link as identify would.
+    service.clock.advance(61_000);
+    await land({ events: [event({ eventId: 'capped-2', developerUserId: 'capped-user', anonymousId: 'capped-other-device' })] });
+    await service.tasks.drain();
+    expect(await findCustomerIdByIdentity(scope, 'anonymous', 'capped-other-device')).toBe(userCustomer);
+  });
+
+  it('a known user’s events on another known customer’s device queue a conflict and move nothing', async () => {
+    const userCustomer = (await linkHints(scope, [{ kind: 'developer', id: 'conflicted-user' }], 'self_asserted', now())).customerId!;
+    const otherCustomer = (await linkHints(scope, [{ kind: 'developer', id: 'other-user' }, { kind: 'anonymous', id: 'other-device' }], 'self_asserted', now())).customerId!;
+    await land({ events: [event({ eventId: 'conflicted-1', developerUserId: 'conflicted-user', anonymousId: 'other-device' })] });
+    await service.tasks.drain();
+    expect((await storedEvent(service, project.projectId, 'conflicted-1'))?.serviceCustomerId).toBe(userCustomer);
+    expect(await findCustomerIdByIdentity(scope, 'anonymous', 'other-device')).toBe(otherCustomer);
+    const conflicts = await scope.collection('identityConflicts').where('canonicalCustomerId', '==', userCustomer).get();
+    expect(conflicts.docs.map((d) => d.data())).toEqual([expect.objectContaining({ status: 'open', otherCustomerIds: [otherCustomer] })]);
+  });
 });

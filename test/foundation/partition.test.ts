@@ -32,6 +32,7 @@ const ALLOWED: Record<string, string> = {
   'projects/': 'projects and apps are top-level records, created by operators (CLI, seed)',
   'identity/providerSetup.ts': 'operator command: a project’s identity provider',
   'identity/providerConfig.ts': 'the provider document, read by the token verifier port',
+  'identity/transferPolicy.ts': 'operator command: a project’s subscription-transfer setting (rail decisions read it through their scope)',
   'identity/idTokens.ts': 'the token verifier port (built in app/deps.ts) reads a project’s provider',
   'identity/conflicts.ts': 'operator commands: merge conflicts across a project’s environments',
   'identity/inspect.ts': 'operator command: look a customer up',

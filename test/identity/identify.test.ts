@@ -123,8 +123,8 @@ describe('linking', () => {
   });
 
   it('binds an appAccountToken to the customer', async () => {
-    const res = await identify({ userId: 'user-aat', anonymousId: 'anon-aat', appAccountToken: 'e5a1a0f2-3c4b-4d5e-8f70-8192a3b4c5d6' });
-    const entry = (await identityRef(scope(), 'apple_aat', 'e5a1a0f2-3c4b-4d5e-8f70-8192a3b4c5d6').get()).data() as IdentityIndexEntry;
+    const res = await identify({ userId: 'user-aat', anonymousId: 'anon-aat', appAccountToken: '0b7c9d2e-1f3a-4b5c-9d6e-7f8091a2b3c4' });
+    const entry = (await identityRef(scope(), 'apple_aat', '0b7c9d2e-1f3a-4b5c-9d6e-7f8091a2b3c4').get()).data() as IdentityIndexEntry;
     expect(entry.customerId).toBe(res.body.serviceCustomerId);
   });
 });

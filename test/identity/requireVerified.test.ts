@@ -15,6 +15,7 @@ import { EnvScope } from '../../functions/src/store/scope';
 import { operatorCommands } from '../support/operatorCommands';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { seedGrants } from './support/grants';
+import { event, postEvents, storedEvent } from '../events/support';
 import { AUDIENCE, ISSUER, configureProvider, startProvider, type TestProvider } from './support/tokens';
 
 let service: TestService;
@@ -80,10 +81,40 @@ it('when on: no new device for a verified user without a valid token; known devi
   // A valid token links the new device.
   const withToken = await w.identify({ userId: 'vera', anonymousId: 'stranger-device', idToken: await provider.sign({ sub: 'vera' }) });
   expect(withToken.body).toMatchObject({ serviceCustomerId: w.customerId, mergePending: false });
-  // A self-asserted user is not affected; nor is the server with its secret key.
+  // A self-asserted user is not affected.
   expect((await w.identify({ userId: 'sam', anonymousId: 'sam-phone' })).status).toBe(200);
   expect((await w.identify({ userId: 'sam', anonymousId: 'sam-tablet' })).status).toBe(200);
-  expect((await w.identify({ userId: 'vera', anonymousId: 'vera-server-device' }, w.secret)).body).toMatchObject({ serviceCustomerId: w.customerId });
+});
+
+it('when on: nothing binds a new device to a verified user without a token, whatever the key or path (issue 19 §1)', async () => {
+  const w = await world();
+  await w.policy('on');
+  // Identify with the secret key.
+  expectError(await w.identify({ userId: 'vera', anonymousId: 'vera-server-device' }, w.secret), 401, 'authentication_error', 'identity_token_invalid');
+  // A bulk alias row: refused alone, its siblings linked.
+  const bulk = await service.request().post('/v1/server/customers/alias').set(w.secret).send({ links: [{ userId: 'vera', anonymousId: 'vera-bulk-device' }, { userId: 'sam-bulk', anonymousId: 'sam-bulk-device' }, { userId: 'vera', anonymousId: 'vera-phone' }] });
+  expect(bulk.status).toBe(200);
+  expect(bulk.body.results).toEqual([
+    { index: 0, error: { code: 'identity_token_invalid', message: expect.stringContaining('requires a valid idToken') } },
+    { index: 1, serviceCustomerId: expect.stringMatching(/^cdcust_/), mergePending: false },
+    { index: 2, serviceCustomerId: w.customerId, mergePending: false },
+  ]);
+  // Events: the attacker's device is not linked to the verified user; its events go to the device alone.
+  await postEvents(service, w.project, { events: [event({ eventId: 'policy-ev-1', developerUserId: 'vera', anonymousId: 'attacker-device' })] });
+  await service.tasks.drain();
+  const attributed = (await storedEvent(service, w.project.projectId, 'policy-ev-1'))?.serviceCustomerId as string;
+  expect(attributed).toMatch(/^cdcust_/);
+  expect(attributed).not.toBe(w.customerId);
+  for (const id of ['vera-server-device', 'vera-bulk-device', 'attacker-device']) {
+    const entry = await identityRef(w.scope, 'anonymous', id).get();
+    expect(entry.exists ? entry.data()!.customerId : null).not.toBe(w.customerId);
+  }
+  expect(((await customerRef(w.scope, w.customerId).get()).data() as CustomerRecord).identities.map((i) => i.id)).toEqual(['vera', 'vera-phone']);
+  // So the attacker's device reads nothing of vera's and cannot erase her (forget by anonymousId needs no proof).
+  expect((await w.entitlements({ anonymousId: 'attacker-device' })).body).toMatchObject({ data: [] });
+  const forget = await service.request().post('/v1/identity/forget').set(w.pub).send({ anonymousId: 'attacker-device' });
+  expect(forget.status).toBeLessThan(500);
+  expect(((await customerRef(w.scope, w.customerId).get()).data() as CustomerRecord).status).toBe('active');
 });
 
 it('when on: a publishable read by a verified userId answers as for an unknown customer; by cdcust_ id and with a secret key it does not', async () => {
@@ -114,10 +145,14 @@ it('costs no extra round trip: the settings read rides along with the request’
   expect(trips(first)).toBeLessThanOrEqual(2);
 
   service.clock.advance(61_000);
-  // Warm the publishable key and the project's alias bucket, not the policy (a secret key's
-  // identify does not consult it).
+  // Warm the publishable key and the project's alias bucket, not the policy (a bulk alias of
+  // invalid rows only never consults it).
   await w.entitlements({ customerId: w.customerId });
-  await w.identify({ userId: 'newbie', anonymousId: 'newbie-phone' }, w.secret);
+  expect((await service.request().post('/v1/server/customers/alias').set(w.secret).send({ links: [{ userId: '' }] })).body).toMatchObject({ errors: 1 });
+  await w.identify({ userId: 'newbie', anonymousId: 'newbie-phone' });
+  service.clock.advance(61_000);
+  await w.entitlements({ customerId: w.customerId });
+  expect((await service.request().post('/v1/server/customers/alias').set(w.secret).send({ links: [{ userId: '' }] })).body).toMatchObject({ errors: 1 });
   const identifyFirst = await w.identify({ userId: 'newbie', anonymousId: 'newbie-phone' });
   const identifyCached = await w.identify({ userId: 'newbie', anonymousId: 'newbie-phone' });
   expect(identifyFirst.status).toBe(200);

@@ -17,11 +17,52 @@ interface Conflict {
   customers: (Side | null)[];
 }
 
+interface IdentitySettings {
+  providerConfigured: boolean;
+  requireVerifiedIdentity: boolean;
+  subscriptionTransfer: 'keep' | 'transfer';
+}
+
+/** The project's identity settings, stated plainly (changed with the CLI: identity-provider policy, subscription-transfer set). */
+function IdentitySettingsCard({ projectId, env }: { projectId: string; env: PageProps['env'] }) {
+  const [settings] = useResource<IdentitySettings>(inProject(projectId, env, '/identity-settings'));
+  return (
+    <article class="card" aria-label="Identity settings">
+      <h2>Identity settings</h2>
+      <Show resource={settings}>
+        {(s) => (
+          <>
+            {s.requireVerifiedIdentity ? (
+              <p>
+                <strong>Verified identity required.</strong> Nothing links a device to a user with a verified identity without a valid idToken (identify, events, bulk alias, resolve).
+              </p>
+            ) : (
+              <p class="warning" role="note">
+                <strong>Verified identity is not required.</strong> A self-asserted identify (a user id without an idToken) lets any device act for that user: it reads the user’s entitlements by
+                device, and it can erase the user (<code>forget</code> by anonymousId needs no proof). We recommend switching it on
+                {s.providerConfigured ? '' : ' once an identity provider is set (identity-provider set)'}: <code>tessera identity-provider policy --project {projectId} --require-verified-identity on</code>.
+              </p>
+            )}
+            <p>
+              Subscription transfer: <strong>{s.subscriptionTransfer}</strong>.{' '}
+              {s.subscriptionTransfer === 'keep'
+                ? 'A verified purchase presented for another customer stays with its owner.'
+                : 'A verified purchase presented for another customer moves to it (audited as customer.subscription_transferred).'}{' '}
+              An erased owner’s purchases always transfer on proof. Change it with <code>tessera subscription-transfer set</code>.
+            </p>
+          </>
+        )}
+      </Show>
+    </article>
+  );
+}
+
 export function ConflictsPage(props: PageProps) {
   const [conflicts, reload] = useResource<Conflict[]>(inProject(props.projectId, props.env, '/conflicts'));
   const [resolved, setResolved] = useState<{ id: string; decision: string; auditEventId: string | null } | null>(null);
   return (
     <section>
+      <IdentitySettingsCard projectId={props.projectId} env={props.env} />
       {resolved && (
         <p class="card" role="status">
           Conflict {resolved.id}: {resolved.decision.replace('_', ' ')}. <AuditLink eventId={resolved.auditEventId} base={linkTo(props, 'audit')} />

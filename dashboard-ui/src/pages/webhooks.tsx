@@ -15,7 +15,7 @@ interface Endpoint {
   previousSecret: { generation: number; expiresAt: number } | null;
 }
 
-const EVENT_TYPES = ['entitlement.granted', 'entitlement.renewed', 'entitlement.revoked', 'entitlement.expired', 'entitlement.refunded', 'customer.merged', 'customer.erased'];
+const EVENT_TYPES = ['entitlement.granted', 'entitlement.renewed', 'entitlement.revoked', 'entitlement.expired', 'entitlement.refunded', 'customer.merged', 'customer.erased', 'customer.subscription_transferred'];
 
 /**
  * Endpoints of this environment: register (signing secret shown once), edit (URL, event types),

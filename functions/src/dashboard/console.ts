@@ -12,6 +12,8 @@ import { readCustomerGrantsGuarded } from '../entitlements/projection';
 import { EVENTS, type StoredEvent } from '../events/model';
 import { errorGroupDetail, errorsReport, eventsReport, revenueReport, subscribersReport, type ErrorsReport } from '../reports';
 import { keepSeparate, listConflicts, mergeConflict } from '../identity/conflicts';
+import { readIdentityProvider } from '../identity/providerConfig';
+import { readTransferBehavior } from '../identity/transferPolicy';
 import { eraseAsOperator } from '../identity/forgetService';
 import { inspectCustomer, type CustomerInspection } from '../identity/inspect';
 import type { IdentityIndexEntry } from '../identity/model';
@@ -224,6 +226,12 @@ export class OperatorConsole {
   }
 
   // Conflicts -------------------------------------------------------------------------------
+
+  /** The project's identity settings (read-only here: the CLI changes them). */
+  async identitySettings() {
+    const [provider, subscriptionTransfer] = await Promise.all([readIdentityProvider(this.db, this.grant.projectId), readTransferBehavior(this.db, this.grant.projectId)]);
+    return { providerConfigured: provider !== null, requireVerifiedIdentity: provider?.requireVerifiedIdentity === true, subscriptionTransfer };
+  }
 
   /** Open conflicts, each with its customers side by side (a customer gone since is null). */
   async conflicts() {

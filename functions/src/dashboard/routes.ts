@@ -1,7 +1,7 @@
 import type { CompiledRoute } from '../http/route';
 import { appsRoute, createAppRoute, createKeysRoute, revokeKeyRoute, rotateKeyRoute } from './routes/apps';
 import { auditEntryRoute } from './routes/audit';
-import { conflictsRoute, resolveConflictRoute } from './routes/conflicts';
+import { conflictsRoute, identitySettingsRoute, resolveConflictRoute } from './routes/conflicts';
 import { customerRoute, eraseRoute, grantRoute, revokeRoute, searchCustomersRoute } from './routes/customers';
 import { errorGroupsRoute, errorSampleRoute, releaseSourceMapsRoute } from './routes/errors';
 import { overviewRoute } from './routes/overview';
@@ -27,6 +27,7 @@ export const dashboardRoutes: CompiledRoute[] = [
   revokeRoute,
   eraseRoute,
   conflictsRoute,
+  identitySettingsRoute,
   resolveConflictRoute,
   railsRoute,
   setStripeRailRoute,

@@ -14,6 +14,9 @@ export const eventLogs = {
   batchUnreadable(projectId: string, env: string, batchDocId: string, detail: string): void {
     logger.error('identity resolution skipped an unreadable batch document', { projectId, env, batchDocId, detail });
   },
+  linkRefused(projectId: string, env: string, reason: string): void {
+    logger.warn('identity resolution refused an event link under identify\'s rules; the events went to their device', { projectId, env, reason });
+  },
   resolutionUnresolved(projectId: string, env: string, events: number, reason: string): void {
     logger.warn('identity resolution left events without a customer', { projectId, env, events, reason });
   },

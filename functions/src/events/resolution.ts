@@ -2,7 +2,8 @@ import type { DocumentSnapshot } from 'firebase-admin/firestore';
 import type { RootDeps } from '../app/deps';
 import type { Hint } from '../identity/link';
 import type { CustomerRecord } from '../identity/model';
-import { linkHints } from '../identity/repository';
+import { identityMemory, type IdentityMemory } from '../identity/ports';
+import { linkObservedHints } from '../identity/repository';
 import { EnvScope } from '../store/scope';
 import { KnownIdentities } from './knownIdentities';
 import { eventLogs } from './logs';
@@ -16,11 +17,13 @@ import { parseIdentityResolutionPayload } from './resolutionTask';
  * The identity-resolution task (queue `identityResolution`): stores the events of one landing
  * and attaches each to its customer. It reads the landing's pending batch documents, resolves the
  * events' hints to a customer of the same project and environment, links hints that co-occur
- * through the identity repository's `linkHints` (identify's rules: unknown hints join the known
- * customer, a customer is created when none is known, and hints of two different customers queue
- * a conflict for review and are never merged; a device bound to another developer user's customer
- * is left bound there and never makes the event's user join it: the event goes to its own user's
- * customer), then writes every event to `events/{eventDocId}`
+ * through the identity repository's `linkObservedHints`, which applies exactly identify's rules
+ * (events never link more than an identify call could): the project's require-verified policy,
+ * the per-user velocity cap, hints of two different customers queue a conflict for review and
+ * are never merged (developer-user-id customer canonical), another person's device or rail
+ * identifier never joins the event's user, and a newcomer's device moves to the newcomer's own
+ * customer as identify would move it. A link those rules refuse is not made: the events go to
+ * their device's customer. Then it writes every event to `events/{eventDocId}`
  * with its `serviceCustomerId` and removes the batch documents, in one commit.
  *
  * A `serviceCustomerId` hint is the SDK's claim of a customer it learned from identify. It counts
@@ -45,11 +48,11 @@ export async function resolveEventIdentities(payload: Record<string, unknown>, d
     eventLogs.resolutionPayloadInvalid('expected {projectId, env, batchDocIds}');
     return;
   }
-  await storeLandedBatches(new EnvScope(deps.db, task.projectId, task.env), task.batchDocIds, deps.clock.now());
+  await storeLandedBatches(new EnvScope(deps.db, task.projectId, task.env), task.batchDocIds, deps.clock.now(), identityMemory(deps));
 }
 
 /** Stores the events of the given pending batches (see resolveEventIdentities). */
-async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: number): Promise<void> {
+async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: number, memory: IdentityMemory): Promise<void> {
   const snapshots = await scope.getAll(...batchDocIds.map((id) => batchRef(scope, id)));
   const pending = snapshots.filter((snapshot) => snapshot.exists);
   const events: IngestedEventFields[] = [];
@@ -83,7 +86,7 @@ async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: n
   let unresolved = 0;
   const resolvedEvents: EventToStore[] = [];
   for (const group of groups.values()) {
-    const serviceCustomerId = await resolveHints(scope, group.hints, known, now);
+    const serviceCustomerId = await resolveHints(scope, group.hints, known, now, memory);
     if (serviceCustomerId) attached += group.events.length;
     else unresolved += group.events.length;
     for (const fields of group.events) resolvedEvents.push({ ref: eventRef(scope, eventDocId(fields.eventId)), fields, customerId: serviceCustomerId });
@@ -107,7 +110,7 @@ async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: n
   eventLogs.resolutionDone(scope.projectId, scope.env, events.length, attached, batchDocIds.length - pending.length);
 }
 
-async function resolveHints(scope: EnvScope, hints: IdentityHints, known: KnownIdentities, now: number): Promise<string | null> {
+async function resolveHints(scope: EnvScope, hints: IdentityHints, known: KnownIdentities, now: number, memory: IdentityMemory): Promise<string | null> {
   const claim = usableClaim(hints, known);
   const anchor = claim ? anchorIdentifier(claim) : null;
   if (claim && !anchor) return claim.customerId;
@@ -121,7 +124,8 @@ async function resolveHints(scope: EnvScope, hints: IdentityHints, known: KnownI
   if (claim && eventHints.length === 0) return claim.customerId;
   const settled = known.settledCustomer(eventHints);
   if (settled !== null && (!claim || settled === claim.customerId)) return settled;
-  const result = await linkHints(scope, linking, 'self_asserted', now);
+  const result = await linkObservedHints(scope, linking, { now, memory, velocityUserId: hints.developerUserId });
+  if (result.refused) eventLogs.linkRefused(scope.projectId, scope.env, result.refused);
   return result.customerId;
 }
 

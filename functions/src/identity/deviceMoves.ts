@@ -6,15 +6,16 @@ import type { CustomerRecord, IdentityIndexEntry } from './model';
 
 /**
  * One developer user id is one person. A device (anonymous id) bound to a customer that carries
- * another developer user id never makes a second user id join that customer: on a shared device
- * or after an account switch, identify moves the device's binding to the new user's own customer
- * (created when the user is new) and journals the move; nothing is merged, no entitlement moves.
- * A device bound to a customer without any developer id (an anonymous customer) is claimed as
- * before, and a customer that already carries this user id is this user's own.
+ * another developer user id never makes a second user id join that customer. When that user id
+ * already has a customer, the two are a merge conflict (the spec's rule: developer-userId
+ * customer canonical, `mergePending: true`, nothing moves). When it has none yet (a newcomer on a
+ * shared device), identify creates the newcomer's own customer and moves the device's binding to
+ * it, journalled; nothing is merged, no entitlement moves. A device bound to a customer without
+ * any developer id (an anonymous customer) is claimed as before.
  */
 
-/** Who may move a device binding: the identify paths. Out-of-band paths (events) keep bindings. */
-export type MoveSurface = 'identify' | 'resolve' | 'bulk_alias';
+/** Who moved a newcomer's device: the identify paths, and event resolution under identify's rules. */
+export type MoveSurface = 'identify' | 'resolve' | 'bulk_alias' | 'events';
 
 export interface DeviceMove {
   fromCustomerId: string;
@@ -49,7 +50,7 @@ export function journalDeviceMove(
     customerId: move.toCustomerId,
     subscriptionId: null,
     decision: 'applied',
-    reason: `A device bound to another developer user's customer (${move.fromCustomerId}) was identified for a different user id; its binding moved to ${move.toCustomerId}. Nothing was merged and no entitlement moved.`,
+    reason: `A device bound to another developer user's customer (${move.fromCustomerId}) was identified for a new user id; its binding moved to the new user's customer ${move.toCustomerId}. Nothing was merged and no entitlement moved.`,
     fromState: `bound:${move.fromCustomerId}`,
     toState: `bound:${move.toCustomerId}`,
     signatureVerified: false,

@@ -90,8 +90,8 @@ export interface IdentifyOutcome {
 
 /**
  * `POST /v1/identify`: validation → velocity cap → token verification → transactional link.
- * Without a verified token from a publishable key, the project's `requireVerifiedIdentity`
- * setting (identityPolicy.ts) decides whether a new device may be linked to a verified user.
+ * Without a verified token (from any key), the project's `requireVerifiedIdentity` setting
+ * (identityPolicy.ts) decides whether a new device may be linked to a verified user.
  */
 export async function identify(ports: IdentityPorts, caller: IdentityCaller, input: IdentifyInput): Promise<IdentifyOutcome> {
   const { scope, clock, idTokens, memory } = ports;
@@ -111,7 +111,8 @@ export async function identify(ports: IdentityPorts, caller: IdentityCaller, inp
     assurance = 'verified';
     email = check.identity.email ?? email; // a verified email claim overrides the asserted one
   }
-  const refuseNewDeviceForVerifiedUser = assurance !== 'verified' && caller.keyKind === 'publishable' && (await identityPolicy(scope, memory.policy, now)).requireVerifiedIdentity;
+  // Whatever the key: under the policy nothing binds a device to a verified user without a token.
+  const refuseNewDeviceForVerifiedUser = assurance !== 'verified' && (await identityPolicy(scope, memory.policy, now)).requireVerifiedIdentity;
 
   try {
     const result = await linkIdentify(scope, input, { assurance, email, now, velocity: true, deviceVerified: assurance === 'verified', surface: 'identify', refuseNewDeviceForVerifiedUser });

@@ -28,9 +28,10 @@ export interface LinkRequest {
   /** A verified identity token was presented on this device: stamp its anonymous binding. */
   deviceVerified?: boolean;
   /**
-   * Identify paths only: move a device bound to another developer user's customer to this
-   * user's customer, journalled under this surface (deviceMoves.ts). Absent: such a device
-   * keeps its binding and neither joins nor conflicts (out-of-band event resolution).
+   * Identify paths only: move a newcomer's device (bound to another developer user's customer
+   * while this user has none yet) to the newcomer's new customer, journalled under this surface
+   * (deviceMoves.ts). Absent: such a device keeps its binding and neither joins nor conflicts
+   * (out-of-band event resolution).
    */
   moveForeignDevices?: MoveSurface;
   /**
@@ -69,9 +70,13 @@ const ASSURANCE_RANK: Record<Assurance, number> = { self_asserted: 0, rail: 1, v
  *   to that customer;
  * - one customer → link the unknown hints to it;
  * - several customers → keep them apart, return the developer-user-id customer as canonical,
- *   link unknown hints to it, and queue one conflict record for operator review;
- * - a device bound to another developer user's customer never decides the customer: identify
- *   moves it to this user's own customer (journalled), other callers leave it (deviceMoves.ts).
+ *   link unknown hints to it, and queue one conflict record for operator review (nothing of
+ *   either customer moves: the spec's merge rule);
+ * - another person's identifier (a device or rail identifier whose customer carries other
+ *   developer ids) never joins this user and never makes this user join it: with the user
+ *   known it is a conflict as above; for a newcomer (no customer yet) a rail identifier is a
+ *   conflict with the newcomer's new customer, and a device is the shared-device case: identify
+ *   moves it to the newcomer's own customer (journalled), other callers leave it (deviceMoves.ts).
  * Entries pointing at a customer that is being erased, erased or merged away are stale and are
  * replaced, so a forgotten user who logs in again starts as a new customer.
  */
@@ -113,36 +118,37 @@ async function linkInTransaction(tx: Transaction, scope: EnvScope, hints: Hint[]
   }
   const live = entries.map((e) => (e && customers.has(e.customerId) ? e : null));
 
-  // A device bound to another developer user's customer takes no part in choosing the customer
-  // (see deviceMoves.ts): identify moves it below, other callers leave it where it is.
-  const developerIds = hints.filter((h) => h.kind === 'developer').map((h) => h.id);
-  const developersCustomers = new Set(live.flatMap((e, i) => (e && hints[i].kind === 'developer' ? [e.customerId] : [])));
-  const foreignDevice = live.map(
-    (e, i) => e !== null && hints[i].kind === 'anonymous' && developerIds.length > 0 && !developersCustomers.has(e.customerId) && ownedByAnotherUser(customers.get(e.customerId)!, developerIds),
-  );
-  const anchored = live.map((e, i) => (foreignDevice[i] ? null : e));
-  const anchoredCustomerIds = [...new Set(anchored.flatMap((e) => (e ? [e.customerId] : [])))];
-  const developerIndex = hints.findIndex((h) => h.kind === 'developer');
+  const roles = classifyHints(hints, live, customers);
+  const { developerIndex, foreign, newcomerDevice } = roles;
 
   if (request.refuseNewDeviceForVerifiedUser && developerIndex >= 0) refuseUnprovenDevice(hints, live, developerIndex);
   const velocityIndex = request.velocityUserId === undefined ? -1 : hints.findIndex((h) => h.kind === 'developer' && h.id === request.velocityUserId);
   const velocityTimes = velocityIndex >= 0 ? enforceVelocity(entries[velocityIndex], now) : null;
 
+  // A newcomer's device takes no part in choosing the customer or in a conflict: identify moves
+  // it below, other callers leave it where it is. Everything else that is known does.
+  const anchored = live.map((e, i) => (newcomerDevice[i] ? null : e));
+  const anchoredCustomerIds = [...new Set(anchored.flatMap((e) => (e ? [e.customerId] : [])))];
+
   let canonical: string;
   let created = false;
   let mergePending = false;
   let conflict: string | null = null;
-  if (anchoredCustomerIds.length === 0) {
+  const liveDeveloper = hints.findIndex((h, i) => h.kind === 'developer' && anchored[i] !== null);
+  // Another person's identifier never becomes this caller's customer: without a known user
+  // customer, the first known identifier of no other person decides, else a new customer.
+  const ownCandidate = anchored.findIndex((e, i) => e !== null && !foreign[i]);
+  if (liveDeveloper >= 0) canonical = anchored[liveDeveloper]!.customerId;
+  else if (ownCandidate >= 0) canonical = anchored[ownCandidate]!.customerId;
+  else {
     canonical = newCustomerId();
     created = true;
-  } else {
-    const liveDeveloper = hints.findIndex((h, i) => h.kind === 'developer' && anchored[i] !== null);
-    canonical = liveDeveloper >= 0 ? anchored[liveDeveloper]!.customerId : anchoredCustomerIds[0];
-    if (anchoredCustomerIds.length > 1) {
-      conflict = conflictId(scope, anchoredCustomerIds);
-      const existing = await tx.get(conflictRef(scope, conflict));
-      mergePending = queueConflict(tx, scope, existing, conflict, canonical, anchoredCustomerIds, hints, anchored, now);
-    }
+  }
+  const involved = [...new Set([canonical, ...anchoredCustomerIds])];
+  if (involved.length > 1) {
+    conflict = conflictId(scope, involved);
+    const existing = await tx.get(conflictRef(scope, conflict));
+    mergePending = queueConflict(tx, scope, existing, conflict, canonical, involved, hints, anchored, now);
   }
 
   // Writes (all reads are done).
@@ -154,7 +160,7 @@ async function linkInTransaction(tx: Transaction, scope: EnvScope, hints: Hint[]
     const extra: Partial<IdentityIndexEntry> = {};
     if (i === velocityIndex && velocityTimes) extra.recentIdentifies = velocityTimes;
     if (request.deviceVerified && hint.kind === 'anonymous') extra.verifiedAt = now;
-    if (foreignDevice[i]) {
+    if (newcomerDevice[i]) {
       if (!request.moveForeignDevices) return; // out of band: the binding stays, nobody joins
       // A fresh entry: the previous owner's tier-2 stamp never vouches for the new user.
       const moved: IdentityIndexEntry = { kind: hint.kind, id: hint.id, customerId: canonical, assurance: request.assurance, createdAt: entry!.createdAt, updatedAt: now, ...extra, movedFrom: { customerId: entry!.customerId, at: now } };
@@ -178,10 +184,40 @@ async function linkInTransaction(tx: Transaction, scope: EnvScope, hints: Hint[]
 
   writeCustomer(tx, scope, canonical, created ? null : customers.get(canonical)!, linkedNow, request);
   if (moves.length > 0) {
-    releaseMovedDevices(tx, scope, customers, hints.filter((_, i) => foreignDevice[i]), moves, now);
+    releaseMovedDevices(tx, scope, customers, hints.filter((_, i) => newcomerDevice[i]), moves, now);
     for (const move of moves) journalDeviceMove(tx, scope, move, { surface: request.moveForeignDevices!, assurance: request.assurance, now });
   }
   return { customerId: canonical, mergePending, created, conflictId: conflict, devicesMoved: moves.length };
+}
+
+interface HintRoles {
+  /** The developer hint's position, or -1. */
+  developerIndex: number;
+  /**
+   * Another person's identifier: known, not a developer id, and its customer carries developer
+   * ids none of which is this call's. It never joins this user nor makes this user join it.
+   */
+  foreign: boolean[];
+  /**
+   * A newcomer's device: a foreign anonymous id while this call's user has no customer yet (the
+   * shared-device case). The newcomer gets its own customer; identify paths move the device to it.
+   */
+  newcomerDevice: boolean[];
+}
+
+/** The roles the hints play in this link (see HintRoles); pure. */
+function classifyHints(hints: Hint[], live: (IdentityIndexEntry | null)[], customers: Map<string, CustomerRecord>): HintRoles {
+  const developerIds = hints.filter((h) => h.kind === 'developer').map((h) => h.id);
+  const developersCustomers = new Set(live.flatMap((e, i) => (e && hints[i].kind === 'developer' ? [e.customerId] : [])));
+  const foreign = live.map(
+    (e, i) => e !== null && hints[i].kind !== 'developer' && developerIds.length > 0 && !developersCustomers.has(e.customerId) && ownedByAnotherUser(customers.get(e.customerId)!, developerIds),
+  );
+  const userKnown = developersCustomers.size > 0;
+  return {
+    developerIndex: hints.findIndex((h) => h.kind === 'developer'),
+    foreign,
+    newcomerDevice: foreign.map((f, i) => f && !userKnown && hints[i].kind === 'anonymous'),
+  };
 }
 
 /**
@@ -230,7 +266,8 @@ function queueConflict(
     status: 'open',
     canonicalCustomerId: canonical,
     otherCustomerIds: customerIds.filter((c) => c !== canonical),
-    identities: hints.flatMap((hint, i) => (live[i] ? [{ kind: hint.kind, id: hint.id, customerId: live[i]!.customerId }] : [])),
+    // The known identifiers, and a new user's id with the customer it gets now.
+    identities: hints.flatMap((hint, i) => (live[i] ? [{ kind: hint.kind, id: hint.id, customerId: live[i]!.customerId }] : hint.kind === 'developer' ? [{ kind: hint.kind, id: hint.id, customerId: canonical }] : [])),
     createdAt: now,
     resolvedAt: null,
   };

@@ -29,13 +29,19 @@ export interface IdentityMemory {
 
 const memories = new WeakMap<object, IdentityMemory>();
 
-/** Route files' extraction: the ports and caller of an authenticated request. */
-export function identityPorts(ctx: RequestContext<unknown, unknown>): { ports: IdentityPorts; caller: IdentityCaller } {
-  let memory = memories.get(ctx.deps);
+/** The identity services' per-process state of these deps (routes and background tasks share it). */
+export function identityMemory(deps: object): IdentityMemory {
+  let memory = memories.get(deps);
   if (!memory) {
     memory = { velocity: new VelocityWindow(), policy: new PolicyCache() };
-    memories.set(ctx.deps, memory);
+    memories.set(deps, memory);
   }
+  return memory;
+}
+
+/** Route files' extraction: the ports and caller of an authenticated request. */
+export function identityPorts(ctx: RequestContext<unknown, unknown>): { ports: IdentityPorts; caller: IdentityCaller } {
+  const memory = identityMemory(ctx.deps);
   return {
     ports: { scope: ctx.scope, clock: ctx.deps.clock, idTokens: ctx.deps.idTokens, memory },
     caller: { requestId: ctx.requestId, keyKind: ctx.auth.kind },

@@ -1,5 +1,8 @@
 import type { EnvScope } from '../store/scope';
-import { linkIdentities, type Assurance, type LinkResult } from './link';
+import { identityPolicy } from './identityPolicy';
+import { linkIdentities, VerifiedIdentityRequired, type Assurance, type LinkResult } from './link';
+import type { IdentityMemory } from './ports';
+import { VelocityExceeded } from './velocity';
 import type { Traits } from './traits';
 import type { IdentityIndexEntry, IdentityKind } from './model';
 import { customerRef, identityRef } from './refs';
@@ -45,4 +48,43 @@ export async function linkMigratedUser(
   now: number,
 ): Promise<LinkResult> {
   return linkIdentities(scope, { hints, assurance: 'self_asserted', now, profile });
+}
+
+/** Why an out-of-band link was not made as asked (see linkObservedHints). */
+export type RefusedLink = 'verified_identity_required' | 'velocity_capped';
+
+/**
+ * Out-of-band links (the hints of stored events) under exactly identify's rules, so telemetry
+ * never links more than an identify call could: self-asserted; the project's require-verified
+ * policy (no device joins a verified user without a token, whatever key sent the events); the
+ * per-user velocity cap on the developer hint's record; conflicts, newcomer devices and stale
+ * entries as link.ts decides them (surface `events` in the move journal). A link those rules
+ * refuse is not made: the events' device is resolved alone (no developer id is linked), and
+ * `refused` says why.
+ */
+export async function linkObservedHints(
+  scope: EnvScope,
+  hints: { kind: IdentityKind; id: string }[],
+  options: { now: number; memory: IdentityMemory; velocityUserId: string | null },
+): Promise<{ customerId: string | null; mergePending: boolean; refused: RefusedLink | null }> {
+  const { now } = options;
+  const joinsDevice = hints.some((h) => h.kind === 'developer') && hints.some((h) => h.kind === 'anonymous');
+  const refuseNewDeviceForVerifiedUser = joinsDevice && (await identityPolicy(scope, options.memory.policy, now)).requireVerifiedIdentity;
+  try {
+    const result = await linkIdentities(scope, {
+      hints,
+      assurance: 'self_asserted',
+      now,
+      velocityUserId: options.velocityUserId ?? undefined,
+      moveForeignDevices: 'events',
+      refuseNewDeviceForVerifiedUser,
+    });
+    return { customerId: result.customerId, mergePending: result.mergePending, refused: null };
+  } catch (err) {
+    const refused: RefusedLink | null = err instanceof VerifiedIdentityRequired ? 'verified_identity_required' : err instanceof VelocityExceeded ? 'velocity_capped' : null;
+    if (!refused) throw err;
+    const deviceOnly = hints.filter((h) => h.kind !== 'developer');
+    const result = await linkIdentities(scope, { hints: deviceOnly, assurance: 'self_asserted', now });
+    return { customerId: result.customerId, mergePending: result.mergePending, refused };
+  }
 }

@@ -2,7 +2,9 @@ import type { JWSRenewalInfoDecodedPayload, JWSTransactionDecodedPayload } from 
 import { ApiError, invalidParam } from '../http/errors';
 import type { Clock } from '../clock';
 import { toPublicEntitlements } from '../entitlements/publicShape';
-import type { PublicEntitlement } from '../entitlements/model';
+import type { ProjectionDoc, PublicEntitlement } from '../entitlements/model';
+import { projectionRef } from '../entitlements/projection';
+import { findCustomerIdByIdentity } from '../identity/repository';
 import { appleFacts, appleOwner, isFamilyShared } from '../rails/apple/owner';
 import { appleRenewalProblem, appleTransactionProblem } from '../rails/apple/shape';
 import { appleSnapshot } from '../rails/apple/state';
@@ -22,6 +24,10 @@ import type { TaskQueue } from '../tasks/queue';
  * Apple's library (production first, then sandbox), must belong to the key's environment, and
  * then runs the same decision as a notification (rails/decision.ts) under the event id
  * `apple_txn_<transactionId>`, which is what makes a re-sent transaction a no-op.
+ *
+ * The caller (the customer its `appAccountToken` names) may differ from the subscription's owner
+ * (a restore by another app user): the project's transfer setting decides whether the verified
+ * transaction moves the subscription to the caller (identity/transferPolicy.ts, rails/decision.ts).
  */
 export interface AppleSyncInput {
   signedTransactionInfo: string;
@@ -88,6 +94,9 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
   const renewal = await optionalRenewal(ports, caller, config, environment, transaction, input.signedRenewalInfo);
   const familyShared = isFamilyShared(transaction);
   const customerId = await appleOwner(scope, transaction, input.appAccountToken, clock.now());
+  // The caller: the customer its appAccountToken is linked to (by its own identify). A family
+  // member is never one (the organizer owns the subscription).
+  const presentedFor = familyShared ? null : await callerCustomer(scope, input.appAccountToken);
   const snapshot = appleSnapshot({ transaction, renewal, at: transaction.signedDate });
 
   const outcome = await decideRailEvent({
@@ -102,6 +111,7 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
     now: clock.now(),
     reconciledWithProvider: false,
     customerId,
+    claimant: () => presentedFor,
     snapshot: () => snapshot,
     noSnapshotReason: 'no_subscription',
     railFacts: () => appleFacts(transaction),
@@ -109,7 +119,12 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
     revenue: appleRevenue(transaction),
   });
   purchaseLogs.synced(caller.requestId, scope.projectId, outcome.decision, outcome.reason, outcome.duplicate);
-  // A family member's device never learns the organizer's customer or entitlements.
+  // A family member's device never learns the organizer's customer or entitlements; a caller
+  // whose subscription stayed with another owner (transfer setting `keep`) learns only its own.
+  if (presentedFor && outcome.customerId !== presentedFor) {
+    const own = await scope.get(projectionRef(scope, presentedFor));
+    return { object: 'purchase_result', serviceCustomerId: presentedFor, env: caller.wireEnv, entitlements: toPublicEntitlements(own.exists ? (own.data() as ProjectionDoc) : null, clock.now()) };
+  }
   const visible = familyShared ? null : outcome.customerId;
   return {
     object: 'purchase_result',
@@ -117,6 +132,12 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
     env: caller.wireEnv,
     entitlements: visible ? toPublicEntitlements(outcome.projection, clock.now()) : [],
   };
+}
+
+/** The active customer the caller's appAccountToken is linked to, if any (a read, never a link). */
+async function callerCustomer(scope: EnvScope, appAccountToken: string | undefined): Promise<string | null> {
+  if (!appAccountToken) return null;
+  return findCustomerIdByIdentity(scope, 'apple_aat', appAccountToken.toLowerCase());
 }
 
 /** Renewal info is optional and its failure is not fatal: the purchase stands on the transaction. */

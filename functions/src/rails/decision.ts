@@ -7,6 +7,10 @@ import type { GrantRecord, ProjectionDoc } from '../entitlements/model';
 import { getAllInTx, projectionRef, readCustomerGrants, readCustomerGrantsGuarded } from '../entitlements/projection';
 import { applyGrantChanges } from '../entitlements/writer';
 import { customerRef } from '../identity/repository';
+import { transferBehaviorIn } from '../identity/transferPolicy';
+import { randomToken } from '../keys/format';
+import { subscriptionTransferredEvent } from '../webhooks/customerEvents';
+import { appendWebhookEvent } from '../webhooks/outbox';
 import type { CustomerRecord } from '../identity/model';
 import type { EnvScope } from '../store/scope';
 import { writeKeys, writeQueue } from '../store/writeQueue';
@@ -14,7 +18,7 @@ import type { TaskQueue } from '../tasks/queue';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import type { RevenueFact } from '../reports/revenueFacts';
 import { recordRevenue, revenueClaimRefs } from '../reports/revenueRollup';
-import { ACCESS_STATES, SUBSCRIPTIONS, subscriptionDocId, type SubscriptionRecord, type SubscriptionSnapshot } from './model';
+import { ACCESS_STATES, SUBSCRIPTION_TRANSFERRED_EVENT_TYPE, SUBSCRIPTIONS, type TransferReason, subscriptionDocId, type SubscriptionRecord, type SubscriptionSnapshot } from './model';
 
 /**
  * The one transaction every rail decision runs (purchase sync and the three webhooks):
@@ -46,8 +50,15 @@ export interface RailDecisionInput {
   receivedAt: number;
   now: number;
   reconciledWithProvider: boolean;
-  /** The customer resolved before the transaction; a record that already has an owner keeps it. */
+  /** The customer resolved before the transaction; a record that already has an owner keeps it (but see `claimant`). */
   customerId: string | null;
+  /**
+   * The customer this verified event presents the purchase for when that may be someone other
+   * than the record's owner (purchase sync: the caller; a notification: a purchaser identifier
+   * it newly signs), given the stored record; null or absent: none. Whether the subscription
+   * moves to it is the project's transfer setting (identity/transferPolicy.ts).
+   */
+  claimant?: (current: SubscriptionRecord | null) => string | null;
   /** The subscription as this event shows it, given the stored record; null: nothing to apply. */
   snapshot: (current: SubscriptionRecord | null) => SubscriptionSnapshot | null;
   /** Why nothing applies when `snapshot` gives null. */
@@ -76,6 +87,8 @@ export interface RailDecision {
   projection: ProjectionDoc | null;
   /** Webhook events recorded with the decision (already dispatched by `decideRailEvent`). */
   webhookEventIds: string[];
+  /** Set when this decision moved the subscription from another customer (audited, webhook sent). */
+  transferredFrom?: string;
 }
 
 export const subscriptionRef = (scope: EnvScope, rail: CatalogRail, subscriptionId: string) => scope.doc(SUBSCRIPTIONS, subscriptionDocId(rail, subscriptionId));
@@ -144,14 +157,17 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreR
     const current = subSnap?.exists ? (subSnap.data() as SubscriptionRecord) : null;
     if (auditSnap.exists) return duplicateOf(tx, scope, auditSnap, expected, expectedSnaps?.[1] ?? null);
 
-    const { customerId, projectionSnap } = await owningCustomer(tx, scope, current?.customerId ?? null, expected, expectedSnaps);
+    const { customerId, projectionSnap, transfer } = await owningCustomer(tx, input, current, expectedSnaps);
     const fromState = current?.state ?? null;
 
     const stale = isStale(input, current);
     const snapshot = stale ? null : input.snapshot(current);
     if (!snapshot || !subRef) {
       const reason = stale ? 'out_of_order' : input.noSnapshotReason;
-      const outcome: RailDecision = { duplicate: false, decision: 'no_op', reason, customerId, fromState, toState: fromState, projection: storedProjection(projectionSnap), webhookEventIds: [] };
+      // Nothing to apply: the record keeps its owner, whoever presented it.
+      const keptOwner = transfer ? transfer.fromCustomerId : customerId;
+      const keptProjection = transfer ? transfer.fromProjection : projectionSnap;
+      const outcome: RailDecision = { duplicate: false, decision: 'no_op', reason, customerId: keptOwner, fromState, toState: fromState, projection: storedProjection(keptProjection), webhookEventIds: [] };
       record(tx, input, outcome, claimSnaps);
       return outcome;
     }
@@ -159,23 +175,29 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreR
     const keysByProduct = await Promise.all(snapshot.productIds.map((productId) => entitlementKeysForProduct(scope, input.rail, productId, tx)));
     const preReadExact = preRead !== null && customerId === preRead.customerId && projectionSnap !== null && versionOf(projectionSnap) === preRead.projectionVersion;
     const grants = !customerId ? [] : preReadExact ? preRead.grants : await readCustomerGrants(tx, scope, customerId);
+    // A transfer takes the subscription's grants from the previous owner to the new one.
+    const fromGrants = transfer ? await readCustomerGrants(tx, scope, transfer.fromCustomerId) : [];
+    const moved = transfer ? fromGrants.filter((g) => isGrantOf(g, input.rail, snapshot.subscriptionId)).map((g) => ({ ...g, customerId: customerId!, updatedAt: input.now })) : [];
 
     // Writes: every read is done.
-    const changed = customerId ? subscriptionGrants(input, snapshot, keysByProduct, current, grants, customerId) : [];
+    const decided = customerId ? subscriptionGrants(input, snapshot, keysByProduct, current, [...grants, ...moved], customerId) : [];
+    const changed = [...new Map([...moved, ...decided].map((g) => [g.grantId, g])).values()];
     const grantedKeys = [...new Set(keysByProduct.flat())].sort();
     let projection: ProjectionDoc | null = null;
     let webhookEventIds: string[] = [];
     if (customerId && projectionSnap) {
       const cause: EntitlementCause = { kind: 'rail', rail: input.rail, auditEventId: input.eventId, eventType: input.eventType, ...takenBack(snapshot.state) };
-      const applied = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: projectionSnap, grants }], changes: changed, cause, now: input.now });
+      const previous = transfer ? [{ customerId: transfer.fromCustomerId, projection: transfer.fromProjection, grants: fromGrants }] : [];
+      const applied = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: projectionSnap, grants }, ...previous], changes: changed, cause, now: input.now });
       projection = applied.projections.get(customerId)!;
       webhookEventIds = applied.webhookEventIds;
     }
+    if (transfer && customerId) webhookEventIds.push(journalTransfer(tx, input, transfer, customerId));
     tx.set(subRef, subscriptionRecord(input, snapshot, current, customerId, grantedKeys));
 
     const decision = decideOutcome(snapshot, current, changed, customerId, grantedKeys);
-    const outcome: RailDecision = { duplicate: false, ...decision, customerId, fromState, toState: snapshot.state, projection, webhookEventIds };
-    record(tx, input, outcome, claimSnaps, { productIds: snapshot.productIds, entitlementKeys: grantedKeys });
+    const outcome: RailDecision = { duplicate: false, ...decision, customerId, fromState, toState: snapshot.state, projection, webhookEventIds, ...(transfer ? { transferredFrom: transfer.fromCustomerId } : {}) };
+    record(tx, input, outcome, claimSnaps, { productIds: snapshot.productIds, entitlementKeys: grantedKeys, ...(transfer ? { transferredFrom: transfer.fromCustomerId, transferReason: transfer.reason } : {}) });
     return outcome;
   });
 }
@@ -193,25 +215,99 @@ function isStale(input: RailDecisionInput, current: SubscriptionRecord | null): 
   return input.eventAt < current.lastEventAt;
 }
 
+/** A subscription moving from its previous owner (see owningCustomer). */
+interface Transfer {
+  fromCustomerId: string;
+  fromProjection: DocumentSnapshot;
+  reason: TransferReason;
+}
+
 /**
- * The customer the subscription belongs to: the record's owner (stable across renewals), else
- * the customer resolved for this event; only an active customer (an erased or merged one
- * receives nothing, and its stale link is replaced by the identity repository).
+ * The customer the subscription belongs to after this event:
+ * - no record yet: the customer resolved for this event;
+ * - an active owner: the owner, unless the event presents the purchase for another active
+ *   customer (`claimant`) and the project's transfer setting is `transfer`: then the claimant,
+ *   as a transfer;
+ * - an owner merged into another customer: the customer resolved for this event (the merge
+ *   already moved its identifiers and grants);
+ * - an erased (or erasing, or missing) owner keeps no claim: the claimant, else the customer
+ *   resolved for this event, as a transfer.
+ * Only an active customer receives anything.
  */
 async function owningCustomer(
   tx: Transaction,
-  scope: EnvScope,
-  owner: string | null,
-  expected: string | null,
+  input: RailDecisionInput,
+  current: SubscriptionRecord | null,
   expectedSnaps: DocumentSnapshot[] | null,
-): Promise<{ customerId: string | null; projectionSnap: DocumentSnapshot | null }> {
-  const isActive = (snap: DocumentSnapshot) => snap.exists && (snap.data() as CustomerRecord).status === 'active';
-  if (owner && owner !== expected) {
-    const [customer, projection] = await getAllInTx(tx, scope, [customerRef(scope, owner), projectionRef(scope, owner)]);
-    if (isActive(customer)) return { customerId: owner, projectionSnap: projection };
+): Promise<{ customerId: string | null; projectionSnap: DocumentSnapshot | null; transfer: Transfer | null }> {
+  const { scope } = input;
+  const expected = input.customerId;
+  const owner = current?.customerId ?? null;
+  const snapsOf = async (id: string): Promise<DocumentSnapshot[]> =>
+    id === expected && expectedSnaps ? expectedSnaps : getAllInTx(tx, scope, [customerRef(scope, id), projectionRef(scope, id)]);
+  const statusOf = (snap: DocumentSnapshot) => (snap.exists ? (snap.data() as CustomerRecord).status : null);
+  const activeOrNull = async (id: string | null) => {
+    if (!id) return null;
+    const [customer, projection] = await snapsOf(id);
+    return statusOf(customer) === 'active' ? { customerId: id, projectionSnap: projection } : null;
+  };
+
+  if (!owner) return { ...((await activeOrNull(expected)) ?? { customerId: null, projectionSnap: null }), transfer: null };
+  const [ownerCustomer, ownerProjection] = await snapsOf(owner);
+  const ownerStatus = statusOf(ownerCustomer);
+  const claimantId = input.claimant?.(current) ?? null;
+  if (ownerStatus === 'active') {
+    const claimant = claimantId && claimantId !== owner ? await activeOrNull(claimantId) : null;
+    if (claimant && (await transferBehaviorIn(tx, scope)) === 'transfer') {
+      return { ...claimant, transfer: { fromCustomerId: owner, fromProjection: ownerProjection, reason: 'transfer_setting' } };
+    }
+    return { customerId: owner, projectionSnap: ownerProjection, transfer: null };
   }
-  if (expected && expectedSnaps && isActive(expectedSnaps[0])) return { customerId: expected, projectionSnap: expectedSnaps[1] };
-  return { customerId: null, projectionSnap: null };
+  if (ownerStatus === 'merged') return { ...((await activeOrNull(expected)) ?? { customerId: null, projectionSnap: null }), transfer: null };
+  const heir = (await activeOrNull(claimantId)) ?? (await activeOrNull(expected));
+  if (!heir || heir.customerId === owner) return { customerId: null, projectionSnap: null, transfer: null };
+  return { ...heir, transfer: { fromCustomerId: owner, fromProjection: ownerProjection, reason: 'owner_erased' } };
+}
+
+const isGrantOf = (grant: GrantRecord, rail: CatalogRail, subscriptionId: string): boolean => grant.source.rail === rail && grant.source.subscriptionId === subscriptionId;
+
+/**
+ * One audit entry (`customer.subscription_transferred`, both customers named, the proving event
+ * in its details) and its outbound webhook event, in the decision's transaction; returns the
+ * webhook event id.
+ */
+function journalTransfer(tx: Transaction, input: RailDecisionInput, transfer: Transfer, toCustomerId: string): string {
+  const auditEventId = `srv_transfer_${randomToken(24)}`;
+  appendAudit(tx, input.scope, {
+    eventId: auditEventId,
+    rail: input.rail,
+    eventType: SUBSCRIPTION_TRANSFERRED_EVENT_TYPE,
+    customerId: toCustomerId,
+    subscriptionId: input.subscriptionId,
+    decision: 'applied',
+    reason:
+      transfer.reason === 'owner_erased'
+        ? `The subscription's owner ${transfer.fromCustomerId} was erased and keeps no claim; verified event ${input.eventId} presented it for ${toCustomerId}.`
+        : `The project's transfer setting is transfer: verified event ${input.eventId} presented the subscription of ${transfer.fromCustomerId} for ${toCustomerId}.`,
+    fromState: `owner:${transfer.fromCustomerId}`,
+    toState: `owner:${toCustomerId}`,
+    signatureVerified: true,
+    reconciledWithProvider: input.reconciledWithProvider,
+    rawEventReceivedAt: input.receivedAt,
+    processedAt: input.now,
+    details: { fromCustomerId: transfer.fromCustomerId, toCustomerId, reason: transfer.reason, proofEventId: input.eventId },
+  });
+  const event = subscriptionTransferredEvent(input.scope, {
+    toCustomerId,
+    fromCustomerId: transfer.fromCustomerId,
+    rail: input.rail,
+    subscriptionId: input.subscriptionId!,
+    reason: transfer.reason,
+    auditEventId,
+    at: input.now,
+  });
+  appendWebhookEvent(tx, input.scope, event);
+  return event.eventId;
 }
 
 async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: DocumentSnapshot, expected: string | null, expectedProjection: DocumentSnapshot | null): Promise<RailDecision> {

@@ -70,3 +70,9 @@ export const subscriptionDocId = (rail: CatalogRail, subscriptionId: string): st
 
 /** The audit `eventType` of a rail decision: `apple.DID_RENEW`, `stripe.invoice.paid`, … */
 export const railEventType = (rail: CatalogRail, type: string): string => `${rail}.${type}`;
+
+/** The audit event type of a subscription moving between customers (rails/decision.ts). */
+export const SUBSCRIPTION_TRANSFERRED_EVENT_TYPE = 'customer.subscription_transferred';
+
+/** Why a subscription moved: the project's transfer setting, or its owner was erased. */
+export type TransferReason = 'transfer_setting' | 'owner_erased';

@@ -29,3 +29,23 @@ export function customerErasedEvent(scope: EnvScope, erasure: { customerId: stri
     cause: { rail: 'manual', auditEventId: erasure.auditEventId },
   });
 }
+
+/**
+ * `customer.subscription_transferred`: a rail subscription (its record and grants) moved from
+ * `fromCustomerId` to `serviceCustomerId` on a verified purchase (the project's transfer setting,
+ * or an erased owner: identity/transferPolicy.ts). The entitlement changes of both sides follow as
+ * their own events.
+ */
+export function subscriptionTransferredEvent(
+  scope: EnvScope,
+  transfer: { toCustomerId: string; fromCustomerId: string; rail: string; subscriptionId: string; reason: string; auditEventId: string; at: number },
+): WebhookEventRecord {
+  return outboxRecord(scope, webhookEventId(scope, `audit/${transfer.auditEventId}`), 'customer.subscription_transferred', transfer.at, {
+    serviceCustomerId: transfer.toCustomerId,
+    fromCustomerId: transfer.fromCustomerId,
+    rail: transfer.rail,
+    subscriptionId: transfer.subscriptionId,
+    reason: transfer.reason,
+    cause: { rail: transfer.rail, auditEventId: transfer.auditEventId },
+  });
+}

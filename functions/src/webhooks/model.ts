@@ -49,6 +49,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'entitlement.refunded',
   'customer.merged',
   'customer.erased',
+  'customer.subscription_transferred',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

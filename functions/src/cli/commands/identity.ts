@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { keepSeparate, listConflicts, mergeConflict } from '../../identity/conflicts';
 import { inspectCustomer, type CustomerLookup } from '../../identity/inspect';
 import { setIdentityPolicy, setIdentityProvider } from '../../identity/providerSetup';
+import { setTransferBehavior, TRANSFER_BEHAVIORS } from '../../identity/transferPolicy';
 import { ENVS } from '../../store/env';
 import { optionalString, requireOneOf, requireString, type Command } from '../command';
 import { OperatorError } from '../operatorError';
@@ -42,6 +43,16 @@ export const identityCommands: Command[] = [
       const state = requireOneOf(values, 'require-verified-identity', ['on', 'off'] as const);
       const policy = await setIdentityPolicy(db, projectId, state === 'on', clock.now());
       return { projectId, ...policy };
+    },
+  },
+  {
+    name: 'subscription-transfer set',
+    summary: '--project ID --behavior keep|transfer   (keep by default: who owns a subscription presented for another customer; see identity/README.md)',
+    options: { project: { type: 'string' }, behavior: { type: 'string' } },
+    async run(values, { db, clock }) {
+      const projectId = requireString(values, 'project');
+      const setting = await setTransferBehavior(db, projectId, requireOneOf(values, 'behavior', TRANSFER_BEHAVIORS), clock.now());
+      return { projectId, ...setting };
     },
   },
   {

@@ -12,6 +12,15 @@ export const conflictsRoute = route({
   handler: async (ctx) => reply(await ctx.operator.console.conflicts()),
 });
 
+/** The project's identity settings: the policy's state and what it means (shown with the queue). */
+export const identitySettingsRoute = route({
+  method: 'GET',
+  path: `${IN_PROJECT}/identity-settings`,
+  key: 'operator',
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.identitySettings()),
+});
+
 export interface ResolveBody {
   decision: 'merge' | 'keep_separate';
 }

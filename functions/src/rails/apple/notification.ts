@@ -10,7 +10,7 @@ import { railLogs } from '../logs';
 import { railEventType } from '../model';
 import { answerUnusable, UnusableNotification, unverified } from '../rejection';
 import { loadWebhookTarget, verifiedScope, type WebhookTarget } from '../target';
-import { appleFacts, appleOwner } from './owner';
+import { appleFacts, appleOwner, appleSignedPurchaser } from './owner';
 import { appleRevenue } from './revenue';
 import { appleNotificationProblem, appleRenewalProblem, appleTransactionProblem } from './shape';
 import { appleEventName, appleSnapshot } from './state';
@@ -82,6 +82,7 @@ async function decide(ctx: RequestContext, target: WebhookTarget, env: Env, veri
   const eventType = railEventType('apple', appleEventName(payload.notificationType, payload.subtype));
   const usable = transaction?.originalTransactionId && transaction.transactionId;
   const customerId = usable ? await appleOwner(scope, transaction, undefined, deps.clock.now()) : null;
+  const signedPurchaser = usable ? await appleSignedPurchaser(scope, transaction) : null;
   const outcome = await decideRailEvent({
     scope,
     tasks: deps.tasks,
@@ -94,6 +95,7 @@ async function decide(ctx: RequestContext, target: WebhookTarget, env: Env, veri
     now: deps.clock.now(),
     reconciledWithProvider: false,
     customerId,
+    claimant: signedPurchaser?.claimant,
     snapshot: () =>
       usable
         ? appleSnapshot({ transaction, renewal, notificationType: payload.notificationType, subtype: payload.subtype, status: payload.data?.status, at: payload.signedDate! })

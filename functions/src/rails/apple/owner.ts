@@ -1,6 +1,7 @@
 import type { JWSTransactionDecodedPayload } from '@apple/app-store-server-library';
 import { findCustomerIdByIdentity } from '../../identity/repository';
 import type { EnvScope } from '../../store/scope';
+import type { SubscriptionRecord } from '../model';
 import { resolveRailCustomer, type RailIdentity } from '../customers';
 
 /**
@@ -35,4 +36,18 @@ export function appleFacts(transaction: JWSTransactionDecodedPayload) {
       appAccountToken: transaction.appAccountToken ?? null,
     },
   };
+}
+
+/**
+ * A notification's claim on a subscription: the customer of the appAccountToken the transaction
+ * signs, when that token is new to the subscription's record (a purchase made by another app
+ * account). The token the record already holds claims nothing, so renewals of a subscription
+ * that was transferred never move it back. Family-shared transactions claim nothing.
+ */
+export async function appleSignedPurchaser(scope: EnvScope, transaction: JWSTransactionDecodedPayload): Promise<{ claimant: (current: SubscriptionRecord | null) => string | null } | null> {
+  const token = transaction.appAccountToken?.toLowerCase();
+  if (!token || isFamilyShared(transaction)) return null;
+  const customerId = await findCustomerIdByIdentity(scope, 'apple_aat', token);
+  if (!customerId) return null;
+  return { claimant: (current) => (current?.apple?.appAccountToken?.toLowerCase() === token ? null : customerId) };
 }

@@ -138,6 +138,9 @@ async function reconcile(
     now: deps.clock.now(),
     subscriptionId,
     customerId,
+    // The customer the purchase's obfuscated account id names may be another person than the
+    // record's owner: the project's transfer setting decides.
+    claimant: () => customerId,
     readAt,
     reconciledWithProvider: true,
     snapshot: (record) => {

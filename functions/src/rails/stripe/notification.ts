@@ -206,6 +206,9 @@ async function reconcile(
     now: deps.clock.now(),
     subscriptionId,
     customerId,
+    // The customer the verified subscription names (its metadata's user or customer) may be
+    // another person than the record's owner: the project's transfer setting decides.
+    claimant: () => customerId,
     readAt: reconciled ? readAt : undefined,
     reconciledWithProvider: reconciled,
     snapshot: (record) => stripeSnapshot(subscription, overlay(record), reconciled ? readAt : base.eventAt),
