@@ -1,22 +1,23 @@
-import { FieldPath, type DocumentSnapshot } from 'firebase-admin/firestore';
+import { FieldPath, type DocumentReference, type DocumentSnapshot } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
-import { periodKeys } from './periods';
-import { dayTotalField } from './rollupWrite';
+import { ALL_TIME, periodKeys } from './periods';
+import { dayTotalsField, monthTotalsField, yearTotalsField } from './rollupWrite';
 import { shardDocId } from './shards';
 
 /**
  * Reads the rollup documents (rollupWrite.ts) a report over the hours `[fromHour, toHour]`
- * needs, by id (every shard of every period; a period without figures is a missing document):
+ * needs, by id (every shard of every period; a period without figures is a missing document),
+ * each through a field mask of exactly the periods it contributes:
  *
- * - the day documents of every day in the range (all shards), by day as day totals except the
- *   last day;
- * - with `runningMetrics`: the running totals before the range's first day, from the year
- *   documents of earlier years (an id-range query: only the years that exist), the month
- *   documents of earlier months of that year and the day documents of earlier days of that
- *   month (at most years + 11 + 30 periods, times shards).
+ * - hour by hour, the day documents of the range's last day (`day`) or of every day (`hour`);
+ * - by day, the other days of the range as day totals from their month documents (a 30-day
+ *   range touches at most two months);
+ * - with `runningMetrics`: the running totals before the range's first day, from the all-time
+ *   document (years before), the year document (months before) and the month document (days
+ *   before).
  *
- * Each read fetches only the fields it needs (field masks); all run in parallel (one round trip
- * of latency).
+ * So a report by day reads (1 + months + 2) × shards documents and one by hour (days + 3) ×
+ * shards, whatever the history. All reads run in parallel (one round trip of latency).
  */
 export type HourlyFigures = Map<string, Map<string, Map<number, number>>>; // metric → series → hour → n
 export type Totals = Map<string, Map<string, number>>; // metric → series → n
@@ -37,99 +38,150 @@ export interface WindowOptions {
   /** Metrics the report reads. */
   metrics: readonly string[];
   /**
-   * `day`: days before the window's last one are read as day totals only (a field mask); the last
+   * `day`: days before the window's last one are read as day totals (month documents); the last
    * day (it may hold later hours than the range's end, or scheduled ends) is read hour by hour.
    */
   granularity: 'day' | 'hour';
 }
 
+/** Days whose totals a month document gives: into the window (at the day's last hour) or into the base. */
+interface DayTotalsGroup {
+  dayHours: number[];
+  metrics: readonly string[];
+  toBase: boolean;
+}
+
+/** A masked read of one period's shards, and what to do with each snapshot it returns. */
+interface PeriodRead {
+  refs: DocumentReference[];
+  mask: FieldPath[];
+  apply: (snapshot: DocumentSnapshot) => void;
+}
+
 export async function readRollupWindow(scope: EnvScope, collection: string, fromHour: number, toHour: number, options: WindowOptions): Promise<RollupWindow> {
-  const from = periodKeys(fromHour);
-  const running = options.runningMetrics;
-  const byDay = options.granularity === 'day';
-  // Documents by id (every shard of every period): one masked getAll per kind of period.
-  const refsOf = (periods: string[]) => periods.flatMap((period) => Array.from({ length: options.shards }, (_, s) => scope.doc(collection, shardDocId(period, s))));
-  const windowDays = daysBetween(fromHour, toHour);
-  const lastDays = byDay ? windowDays.slice(-1) : windowDays;
-  const earlierDays = byDay ? windowDays.slice(0, -1) : [];
-  const firstOfYear = Date.UTC(Number(from.year.slice(1)), 0, 1) / 3_600_000;
-  const firstOfMonth = Date.UTC(Number(from.year.slice(1)), Number(from.month.slice(5)) - 1, 1) / 3_600_000;
-  const prefixMonths = running.length === 0 ? [] : monthsBetween(firstOfYear, fromHour);
-  const prefixDays = running.length === 0 ? [] : daysBetween(firstOfMonth, fromHour).slice(0, -1);
-  const years =
-    running.length === 0
-      ? Promise.resolve(null)
-      : scope.query(scope.collection(collection).orderBy(FieldPath.documentId()).startAt('y').endBefore(from.year).select(...running));
-  const [lastSnaps, earlierSnaps, monthSnaps, daySnaps, yearSnaps] = await Promise.all([
-    scope.getAllMasked(refsOf(lastDays), options.metrics),
-    scope.getAllMasked(refsOf(earlierDays), options.metrics.map(dayTotalField)),
-    scope.getAllMasked(refsOf(prefixMonths), running),
-    scope.getAllMasked(refsOf(prefixDays), running.map(dayTotalField)),
-    years,
-  ]);
-
+  const { metrics, runningMetrics: running } = options;
+  const refsOf = (period: string) => Array.from({ length: options.shards }, (_, s) => scope.doc(collection, shardDocId(period, s)));
   const base: Totals = new Map();
-  const addBase = (metric: string, series: string, amount: number) => {
-    const bySeries = base.get(metric) ?? new Map<string, number>();
-    bySeries.set(series, (bySeries.get(series) ?? 0) + amount);
-    base.set(metric, bySeries);
-  };
-  for (const snapshot of [...(yearSnaps?.docs ?? []), ...monthSnaps]) {
-    for (const metric of running) {
-      for (const [series, amount] of Object.entries((snapshot.get(metric) ?? {}) as Record<string, number>)) addBase(metric, series, amount);
-    }
-  }
-  for (const snapshot of daySnaps) {
-    for (const metric of running) {
-      for (const [series, amount] of Object.entries((snapshot.get(dayTotalField(metric)) ?? {}) as Record<string, number>)) addBase(metric, series, amount);
-    }
+  const hourly: HourlyFigures = new Map();
+  const reads: PeriodRead[] = [];
+
+  const windowDays = dayStartHours(Math.floor(fromHour / 24) * 24, toHour);
+  const byDay = options.granularity === 'day';
+  const hourByHour = byDay ? windowDays.slice(-1) : windowDays;
+  for (const dayHour of hourByHour) {
+    reads.push({ refs: refsOf(periodKeys(dayHour).day), mask: metrics.map((m) => new FieldPath(m)), apply: (snap) => addHours(hourly, snap, metrics, dayHour) });
   }
 
-  const hourly: HourlyFigures = new Map();
-  for (const snapshot of lastSnaps) addDay(hourly, snapshot, options.metrics, null);
-  for (const snapshot of earlierSnaps) addDay(hourly, snapshot, options.metrics, 23);
-  const documentsRead = lastSnaps.length + earlierSnaps.length + monthSnaps.length + daySnaps.length + (yearSnaps?.size ?? 0);
+  // Month documents: the day totals of the window's other days, and of the days before it (running).
+  const first = periodKeys(windowDays[0]);
+  const monthStart = Date.UTC(Number(first.yearNumber), Number(first.monthOfYear) - 1, 1) / 3_600_000;
+  const daysByMonth = new Map<string, DayTotalsGroup[]>();
+  const addDays = (dayHours: number[], dayMetrics: readonly string[], toBase: boolean) => {
+    for (const dayHour of dayHours) {
+      const month = periodKeys(dayHour).month;
+      const groups = daysByMonth.get(month) ?? [];
+      const group = groups.find((g) => g.toBase === toBase);
+      if (group) group.dayHours.push(dayHour);
+      else groups.push({ dayHours: [dayHour], metrics: dayMetrics, toBase });
+      daysByMonth.set(month, groups);
+    }
+  };
+  if (byDay) addDays(windowDays.slice(0, -1), metrics, false);
+  if (running.length > 0) addDays(dayStartHours(monthStart, windowDays[0] - 1), running, true);
+  for (const [month, groups] of daysByMonth) {
+    reads.push({
+      refs: refsOf(month),
+      mask: groups.flatMap((g) => g.dayHours.flatMap((dayHour) => g.metrics.map((m) => new FieldPath(dayTotalsField(m), periodKeys(dayHour).dayOfMonth)))),
+      apply: (snap) => {
+        for (const group of groups) {
+          for (const dayHour of group.dayHours) {
+            const dayKey = periodKeys(dayHour).dayOfMonth;
+            for (const metric of group.metrics) {
+              const bySeries: unknown = snap.get(new FieldPath(dayTotalsField(metric), dayKey));
+              if (group.toBase) addTotals(base, metric, bySeries);
+              else addAt(hourly, metric, bySeries, dayHour + 23);
+            }
+          }
+        }
+      },
+    });
+  }
+
+  // Running totals before the first day's month: its year's earlier months, and earlier years.
+  if (running.length > 0) {
+    const months = Array.from({ length: Number(first.monthOfYear) - 1 }, (_, i) => String(i + 1).padStart(2, '0'));
+    if (months.length > 0) {
+      reads.push({
+        refs: refsOf(first.year),
+        mask: months.flatMap((mm) => running.map((m) => new FieldPath(monthTotalsField(m), mm))),
+        apply: (snap) => {
+          for (const metric of running) for (const mm of months) addTotals(base, metric, snap.get(new FieldPath(monthTotalsField(metric), mm)));
+        },
+      });
+    }
+    reads.push({
+      refs: refsOf(ALL_TIME),
+      mask: running.map((m) => new FieldPath(yearTotalsField(m))),
+      apply: (snap) => {
+        for (const metric of running) {
+          const byYear = (snap.get(yearTotalsField(metric)) ?? {}) as Record<string, unknown>;
+          for (const [year, bySeries] of Object.entries(byYear)) if (year < first.yearNumber) addTotals(base, metric, bySeries);
+        }
+      },
+    });
+  }
+
+  const results = await Promise.all(reads.map((read) => scope.getAllMasked(read.refs, read.mask)));
+  let documentsRead = 0;
+  results.forEach((snapshots, i) => {
+    documentsRead += snapshots.length;
+    for (const snapshot of snapshots) reads[i].apply(snapshot);
+  });
   return { base, hourly, documentsRead };
 }
 
-/** Day keys (`d20261123`) of every day from the day of `fromHour` to that of `toHour`. */
-function daysBetween(fromHour: number, toHour: number): string[] {
-  const days: string[] = [];
-  for (let hour = Math.floor(fromHour / 24) * 24; hour <= toHour; hour += 24) days.push(periodKeys(hour).day);
+/** The first hour of every day from the day of `fromHour` to that of `toHour` (none when `toHour` is earlier). */
+function dayStartHours(fromHour: number, toHour: number): number[] {
+  const days: number[] = [];
+  for (let hour = Math.floor(fromHour / 24) * 24; hour <= toHour; hour += 24) days.push(hour);
   return days;
 }
 
-/** Month keys of every month from the month of `fromHour` up to, not including, that of `beforeHour`. */
-function monthsBetween(fromHour: number, beforeHour: number): string[] {
-  const months: string[] = [];
-  const end = periodKeys(beforeHour).month;
-  const date = new Date(fromHour * 3_600_000);
-  for (;;) {
-    const key = periodKeys(date.getTime() / 3_600_000).month;
-    if (key >= end) return months;
-    months.push(key);
-    date.setUTCMonth(date.getUTCMonth() + 1);
-  }
+const isAmount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/** `{series: n}` (one period's totals) added into `base`. */
+function addTotals(base: Totals, metric: string, bySeries: unknown): void {
+  if (typeof bySeries !== 'object' || bySeries === null) return;
+  const totals = base.get(metric) ?? new Map<string, number>();
+  for (const [series, amount] of Object.entries(bySeries)) if (isAmount(amount)) totals.set(series, (totals.get(series) ?? 0) + amount);
+  base.set(metric, totals);
 }
 
-/**
- * `d20261123_2` → its figures added into `hourly` by absolute hour: hour by hour, or (`atHour`
- * set) the day's totals placed at that hour of the day (23: the day's end).
- */
-function addDay(hourly: HourlyFigures, snapshot: DocumentSnapshot, metrics: readonly string[], atHour: number | null): void {
-  const match = /^d(\d{4})(\d{2})(\d{2})_/.exec(snapshot.id);
-  if (!match) return;
-  const dayHour = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) / 3_600_000;
+/** `{series: n}` (a day's totals) placed at `hour` (the day's last hour) in `hourly`. */
+function addAt(hourly: HourlyFigures, metric: string, bySeries: unknown, hour: number): void {
+  if (typeof bySeries !== 'object' || bySeries === null) return;
+  const metricMap = hourly.get(metric) ?? new Map<string, Map<number, number>>();
+  for (const [series, amount] of Object.entries(bySeries)) {
+    if (!isAmount(amount)) continue;
+    const seriesMap = metricMap.get(series) ?? new Map<number, number>();
+    seriesMap.set(hour, (seriesMap.get(hour) ?? 0) + amount);
+    metricMap.set(series, seriesMap);
+  }
+  hourly.set(metric, metricMap);
+}
+
+/** A day document's `{metric: {series: {HH: n}}}` added into `hourly` by absolute hour. */
+function addHours(hourly: HourlyFigures, snapshot: DocumentSnapshot, metrics: readonly string[], dayHour: number): void {
   for (const metric of metrics) {
-    const bySeries = snapshot.get(atHour === null ? metric : dayTotalField(metric)) as Record<string, Record<string, number> | number> | undefined;
+    const bySeries = snapshot.get(metric) as unknown;
     if (typeof bySeries !== 'object' || bySeries === null) continue;
     const metricMap = hourly.get(metric) ?? new Map<string, Map<number, number>>();
-    for (const [series, value] of Object.entries(bySeries)) {
+    for (const [series, hours] of Object.entries(bySeries)) {
+      if (typeof hours !== 'object' || hours === null) continue;
       const seriesMap = metricMap.get(series) ?? new Map<number, number>();
-      const entries: [number, number][] = atHour === null ? Object.entries(value as Record<string, number>).map(([h, n]) => [Number(h), n]) : [[atHour, value as number]];
-      for (const [hourOfDay, amount] of entries) {
-        const hour = dayHour + hourOfDay;
-        seriesMap.set(hour, (seriesMap.get(hour) ?? 0) + amount);
+      for (const [hh, amount] of Object.entries(hours)) {
+        const hour = dayHour + Number(hh);
+        if (isAmount(amount)) seriesMap.set(hour, (seriesMap.get(hour) ?? 0) + amount);
       }
       metricMap.set(series, seriesMap);
     }
