@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Env } from '../store/env';
 
 export type KeyKind = 'publishable' | 'secret';
@@ -7,12 +7,24 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const KEY_SUFFIX_LENGTH = 32;
 const KEY_PATTERN = /^cd_(pub|sk)_(test|live)_([A-Za-z0-9]{16,128})$/;
 
+/** Bytes from here up are rejected: 248 = 4 × 62, so a kept byte modulo 62 is uniform. */
+const UNBIASED_BYTES = Math.floor(256 / ALPHABET.length) * ALPHABET.length;
+
 /**
- * Uniform random base62 string. `randomInt` rejects biased draws, unlike `byte % 62`.
+ * Uniform random base62 string. Bytes of 248 and above are rejected (248 = 4 × 62), so each
+ * kept byte modulo 62 is uniform, unlike a plain `byte % 62`; one `randomBytes` call per token
+ * (a `randomInt` per character cost ~0.5 ms per 100-event batch of server event ids).
  */
 export function randomToken(length: number): string {
   let out = '';
-  for (let i = 0; i < length; i += 1) out += ALPHABET[randomInt(ALPHABET.length)];
+  while (out.length < length) {
+    // 3% of bytes are rejected: a few spare bytes almost always finish the token in one draw.
+    for (const byte of randomBytes(length - out.length + 8)) {
+      if (byte >= UNBIASED_BYTES) continue;
+      out += ALPHABET[byte % ALPHABET.length];
+      if (out.length === length) break;
+    }
+  }
   return out;
 }
 
