@@ -17,7 +17,8 @@ import { shardDocId } from './shards';
  *   before).
  *
  * So a report by day reads (1 + months + 2) × shards documents and one by hour (days + 3) ×
- * shards, whatever the history. All reads run in parallel (one round trip of latency).
+ * shards, whatever the history: one getAll for the days read by hour, one per month, one for the
+ * year and one for the all-time documents, all in parallel (one round trip of latency).
  */
 export type HourlyFigures = Map<string, Map<string, Map<number, number>>>; // metric → series → hour → n
 export type Totals = Map<string, Map<string, number>>; // metric → series → n
@@ -55,7 +56,8 @@ interface DayTotalsGroup {
 interface PeriodRead {
   refs: DocumentReference[];
   mask: FieldPath[];
-  apply: (snapshot: DocumentSnapshot) => void;
+  /** `index`: the snapshot's position in `refs`. */
+  apply: (snapshot: DocumentSnapshot, index: number) => void;
 }
 
 export async function readRollupWindow(scope: EnvScope, collection: string, fromHour: number, toHour: number, options: WindowOptions): Promise<RollupWindow> {
@@ -68,9 +70,9 @@ export async function readRollupWindow(scope: EnvScope, collection: string, from
   const windowDays = dayStartHours(Math.floor(fromHour / 24) * 24, toHour);
   const byDay = options.granularity === 'day';
   const hourByHour = byDay ? windowDays.slice(-1) : windowDays;
-  for (const dayHour of hourByHour) {
-    reads.push({ refs: refsOf(periodKeys(dayHour).day), mask: metrics.map((m) => new FieldPath(m)), apply: (snap) => addHours(hourly, snap, metrics, dayHour) });
-  }
+  // Every day read hour by hour takes the same mask: one getAll for all of them.
+  const hourDays = hourByHour.flatMap((dayHour) => refsOf(periodKeys(dayHour).day).map((ref) => ({ ref, dayHour })));
+  reads.push({ refs: hourDays.map((d) => d.ref), mask: metrics.map((m) => new FieldPath(m)), apply: (snap, i) => addHours(hourly, snap, metrics, hourDays[i].dayHour) });
 
   // Month documents: the day totals of the window's other days, and of the days before it (running).
   const first = periodKeys(windowDays[0]);
@@ -135,7 +137,7 @@ export async function readRollupWindow(scope: EnvScope, collection: string, from
   let documentsRead = 0;
   results.forEach((snapshots, i) => {
     documentsRead += snapshots.length;
-    for (const snapshot of snapshots) reads[i].apply(snapshot);
+    snapshots.forEach((snapshot, index) => reads[i].apply(snapshot, index));
   });
   return { base, hourly, documentsRead };
 }
