@@ -49,7 +49,7 @@ it('adds up history across years, months, days and the range, and leaves the fut
   expect(hourly.data[0].active).toBe(28);
 });
 
-it('adds up a by-day range that crosses a month and a year, with days, months and years before it', async () => {
+it('adds up a by-day range that crosses a month and a year, with days, months and years before it (the first month read from its total minus its later days)', async () => {
   const service = createTestService({ clock: new ManualClock(NOW) });
   const project = await seedProject(service);
   const scope = new EnvScope(service.deps.db, project.projectId, 'test');

@@ -14,7 +14,7 @@ import { shardDocId } from './shards';
  *   range touches at most two months);
  * - with `runningMetrics`: the running totals before the range's first day, from the all-time
  *   document (years before), the year document (months before) and the month document (days
- *   before).
+ *   before; or, when fewer, the month's total minus its days from the range's first day on).
  *
  * So a report by day reads (1 + months + 2) × shards documents and one by hour (days + 3) ×
  * shards, whatever the history: one getAll for the days read by hour, one per month, one for the
@@ -45,11 +45,14 @@ export interface WindowOptions {
   granularity: 'day' | 'hour';
 }
 
-/** Days whose totals a month document gives: into the window (at the day's last hour) or into the base. */
+/**
+ * Days whose totals a month document gives: into the window (at the day's last hour), added to
+ * the base, or subtracted from it (the base then holds the whole month from the year document).
+ */
 interface DayTotalsGroup {
   dayHours: number[];
   metrics: readonly string[];
-  toBase: boolean;
+  into: 'window' | 'base' | 'subtract';
 }
 
 /** A masked read of one period's shards, and what to do with each snapshot it returns. */
@@ -74,34 +77,49 @@ export async function readRollupWindow(scope: EnvScope, collection: string, from
   const hourDays = hourByHour.flatMap((dayHour) => refsOf(periodKeys(dayHour).day).map((ref) => ({ ref, dayHour })));
   reads.push({ refs: hourDays.map((d) => d.ref), mask: metrics.map((m) => new FieldPath(m)), apply: (snap, i) => addHours(hourly, snap, metrics, hourDays[i].dayHour) });
 
-  // Month documents: the day totals of the window's other days, and of the days before it (running).
+  // Month documents: the day totals of the window's other days and, for running totals, of the
+  // first month's days before the window or (when fewer) from its first day on, subtracted from
+  // the month's total in the year document: a 30-day window reads its ~6 days of the first
+  // month instead of its ~25 earlier ones.
   const first = periodKeys(windowDays[0]);
-  const monthStart = Date.UTC(Number(first.yearNumber), Number(first.monthOfYear) - 1, 1) / 3_600_000;
+  const firstMonth = Number(first.monthOfYear);
+  const monthStart = Date.UTC(Number(first.yearNumber), firstMonth - 1, 1) / 3_600_000;
+  const nextMonthStart = Date.UTC(Number(first.yearNumber), firstMonth, 1) / 3_600_000;
+  const daysBefore = dayStartHours(monthStart, windowDays[0] - 1);
+  const daysFrom = dayStartHours(windowDays[0], nextMonthStart - 1);
+  const fromMonthTotal = running.length > 0 && daysFrom.length < daysBefore.length;
   const daysByMonth = new Map<string, DayTotalsGroup[]>();
-  const addDays = (dayHours: number[], dayMetrics: readonly string[], toBase: boolean) => {
+  const addDays = (dayHours: number[], dayMetrics: readonly string[], into: DayTotalsGroup['into']) => {
     for (const dayHour of dayHours) {
       const month = periodKeys(dayHour).month;
       const groups = daysByMonth.get(month) ?? [];
-      const group = groups.find((g) => g.toBase === toBase);
+      const group = groups.find((g) => g.into === into);
       if (group) group.dayHours.push(dayHour);
-      else groups.push({ dayHours: [dayHour], metrics: dayMetrics, toBase });
+      else groups.push({ dayHours: [dayHour], metrics: dayMetrics, into });
       daysByMonth.set(month, groups);
     }
   };
-  if (byDay) addDays(windowDays.slice(0, -1), metrics, false);
-  if (running.length > 0) addDays(dayStartHours(monthStart, windowDays[0] - 1), running, true);
+  if (byDay) addDays(windowDays.slice(0, -1), metrics, 'window');
+  if (running.length > 0) {
+    if (fromMonthTotal) addDays(daysFrom, running, 'subtract');
+    else addDays(daysBefore, running, 'base');
+  }
   for (const [month, groups] of daysByMonth) {
+    const mask = new Map<string, FieldPath>();
+    for (const g of groups) {
+      for (const dayHour of g.dayHours) for (const m of g.metrics) mask.set(`${m}\n${periodKeys(dayHour).dayOfMonth}`, new FieldPath(dayTotalsField(m), periodKeys(dayHour).dayOfMonth));
+    }
     reads.push({
       refs: refsOf(month),
-      mask: groups.flatMap((g) => g.dayHours.flatMap((dayHour) => g.metrics.map((m) => new FieldPath(dayTotalsField(m), periodKeys(dayHour).dayOfMonth)))),
+      mask: [...mask.values()],
       apply: (snap) => {
         for (const group of groups) {
           for (const dayHour of group.dayHours) {
             const dayKey = periodKeys(dayHour).dayOfMonth;
             for (const metric of group.metrics) {
               const bySeries: unknown = snap.get(new FieldPath(dayTotalsField(metric), dayKey));
-              if (group.toBase) addTotals(base, metric, bySeries);
-              else addAt(hourly, metric, bySeries, dayHour + 23);
+              if (group.into === 'window') addAt(hourly, metric, bySeries, dayHour + 23);
+              else addTotals(base, metric, bySeries, group.into === 'subtract' ? -1 : 1);
             }
           }
         }
@@ -109,9 +127,11 @@ export async function readRollupWindow(scope: EnvScope, collection: string, from
     });
   }
 
-  // Running totals before the first day's month: its year's earlier months, and earlier years.
+  // Running totals before the first day's month (or through it, when its later days are
+  // subtracted): its year's months, and earlier years.
   if (running.length > 0) {
-    const months = Array.from({ length: Number(first.monthOfYear) - 1 }, (_, i) => String(i + 1).padStart(2, '0'));
+    const monthCount = fromMonthTotal ? firstMonth : firstMonth - 1;
+    const months = Array.from({ length: monthCount }, (_, i) => String(i + 1).padStart(2, '0'));
     if (months.length > 0) {
       reads.push({
         refs: refsOf(first.year),
@@ -151,11 +171,11 @@ function dayStartHours(fromHour: number, toHour: number): number[] {
 
 const isAmount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
-/** `{series: n}` (one period's totals) added into `base`. */
-function addTotals(base: Totals, metric: string, bySeries: unknown): void {
+/** `{series: n}` (one period's totals) added into `base` (`sign` −1: subtracted). */
+function addTotals(base: Totals, metric: string, bySeries: unknown, sign: 1 | -1 = 1): void {
   if (typeof bySeries !== 'object' || bySeries === null) return;
   const totals = base.get(metric) ?? new Map<string, number>();
-  for (const [series, amount] of Object.entries(bySeries)) if (isAmount(amount)) totals.set(series, (totals.get(series) ?? 0) + amount);
+  for (const [series, amount] of Object.entries(bySeries)) if (isAmount(amount)) totals.set(series, (totals.get(series) ?? 0) + sign * amount);
   base.set(metric, totals);
 }
 
