@@ -65,6 +65,8 @@ async function main(): Promise<void> {
       }
     })();
   });
+  // Stopped by the bench (SIGTERM): exit normally, so that `--cpu-prof` writes its profile.
+  process.once('SIGTERM', () => process.exit(0));
   process.send!({ type: 'ready', baseUrl, unmeteredUrl, floorUrl: floor.url } satisfies ServerReady);
 }
 

@@ -19,9 +19,15 @@ export interface BenchServer {
   stop(): void;
 }
 
-/** Starts the server process with the bench's environment (emulator host, settings). */
+/**
+ * Starts the server process with the bench's environment (emulator host, settings).
+ * BENCH_SERVER_CPU_PROF=dir: the server process writes a V8 CPU profile there when it stops
+ * (`node --cpu-prof`; open it in Chrome DevTools), for the profiles in docs/benchmarks.md.
+ */
 export async function startBenchServer(): Promise<BenchServer> {
-  const child: ChildProcess = fork(join(__dirname, 'server.js'), [], { env: process.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const profileDir = process.env.BENCH_SERVER_CPU_PROF;
+  const execArgv = profileDir ? [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${profileDir}`] : process.execArgv;
+  const child: ChildProcess = fork(join(__dirname, 'server.js'), [], { env: process.env, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const pending = new Map<number, (reply: ServerReply) => void>();
   let nextId = 0;
   const ready = new Promise<ServerReady>((resolve, reject) => {

@@ -60,27 +60,30 @@ const scopeOf = (ctx: BenchContext) => new EnvScope(ctx.deps.db, ctx.project.pro
 const secretOf = (ctx: BenchContext) => ctx.project.apps.find((app) => app.platform === 'web')!.keys.test.secret;
 const pseudo = (n: number) => createHash('sha256').update(String(n)).digest().readUInt32BE(0);
 
-async function seedSubscribers(ctx: BenchContext): Promise<void> {
+/** `years` of subscriber changes, 400 a day, committed a year at a time (bounded memory). */
+async function seedSubscribers(ctx: BenchContext, years = 2): Promise<void> {
   const now = ctx.deps.clock.now();
-  const byShard = new Map<number, RollupDelta[]>();
   let n = 0;
-  for (let day = 730; day >= 0; day -= 1) {
-    for (let i = 0; i < 400; i += 1) {
-      const changedAt = now - day * DAY + (i % 24) * 3_600_000 - 12 * 3_600_000;
-      const r = pseudo((n += 1));
-      const entitlement = (end: number | null) => ({ object: 'entitlement' as const, key: KEYS[r % 10], isActive: true, validUntil: end === null ? null : Math.floor(end / 1000), source: { rail: RAILS[(r >>> 4) % 4], productId: 'p', subscriptionId: 's' }, updatedAt: 0 });
-      // Mostly new 30-day periods and renewals, some lifetime grants.
-      const after = entitlement(r % 10 === 0 ? null : changedAt + 30 * DAY);
-      const before = r % 3 === 0 ? entitlement(changedAt + DAY) : null;
-      const shard = r % SUBSCRIBER_SHARDS;
-      const list = byShard.get(shard) ?? [];
-      list.push(...subscriberDeltas({ key: after.key, before, after, changedAt }));
-      byShard.set(shard, list);
+  for (let yearEnd = years * 365; yearEnd >= 0; yearEnd -= 365) {
+    const byShard = new Map<number, RollupDelta[]>();
+    for (let day = yearEnd; day > Math.max(yearEnd - 365, -1); day -= 1) {
+      for (let i = 0; i < 400; i += 1) {
+        const changedAt = now - day * DAY + (i % 24) * 3_600_000 - 12 * 3_600_000;
+        const r = pseudo((n += 1));
+        const entitlement = (end: number | null) => ({ object: 'entitlement' as const, key: KEYS[r % 10], isActive: true, validUntil: end === null ? null : Math.floor(end / 1000), source: { rail: RAILS[(r >>> 4) % 4], productId: 'p', subscriptionId: 's' }, updatedAt: 0 });
+        // Mostly new 30-day periods and renewals, some lifetime grants.
+        const after = entitlement(r % 10 === 0 ? null : changedAt + 30 * DAY);
+        const before = r % 3 === 0 ? entitlement(changedAt + DAY) : null;
+        const shard = r % SUBSCRIBER_SHARDS;
+        const list = byShard.get(shard) ?? [];
+        list.push(...subscriberDeltas({ key: after.key, before, after, changedAt }));
+        byShard.set(shard, list);
+      }
     }
+    const { sets, writer } = collector();
+    for (const [shard, deltas] of byShard) writeRollupDeltas(writer, scopeOf(ctx), SUBSCRIBER_ROLLUPS, shard, deltas);
+    await commitAll(ctx.deps.db, sets);
   }
-  const { sets, writer } = collector();
-  for (const [shard, deltas] of byShard) writeRollupDeltas(writer, scopeOf(ctx), SUBSCRIBER_ROLLUPS, shard, deltas);
-  await commitAll(ctx.deps.db, sets);
 }
 
 async function seedRevenue(ctx: BenchContext): Promise<void> {
@@ -197,8 +200,13 @@ export const reportScenarios: Scenario[] = [
   {
     name: 'GET /v1/reports/subscribers (2 years, 292k changes; 30 days by day), 4 clients',
     connections: 4,
-    note: 'in parallel: masked getAlls by id of the range\'s day documents (day totals except the last day) and of the running totals before it (months and days of this year; earlier years by an id-range query), 4 shards each',
+    note: 'in parallel: masked getAlls by id of the last day (hours), the month documents of the other days (day totals) and the running totals before the range (all-time, year and month documents), 4 shards each',
     prepare: async (ctx) => (await seedSubscribers(ctx), get('/v1/reports/subscribers', secretOf(ctx))),
+  },
+  {
+    name: 'GET /v1/reports/subscribers (10× the history: 20 years, 2.9M changes; 30 days by day), 4 clients',
+    connections: 4,
+    prepare: async (ctx) => (await seedSubscribers(ctx, 20), get('/v1/reports/subscribers', secretOf(ctx))),
   },
   {
     name: 'GET /v1/reports/subscribers (same history; 7 days by hour), 4 clients',

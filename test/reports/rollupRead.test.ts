@@ -48,3 +48,39 @@ it('adds up history across years, months, days and the range, and leaves the fut
   expect(hourly.series.map((row) => row.active)).toEqual([3, 3]);
   expect(hourly.data[0].active).toBe(28);
 });
+
+it('adds up a by-day range that crosses a month and a year, with days, months and years before it (the first month read from its total minus its later days)', async () => {
+  const service = createTestService({ clock: new ManualClock(NOW) });
+  const project = await seedProject(service);
+  const scope = new EnvScope(service.deps.db, project.projectId, 'test');
+  const series = seriesKey('pro', 'apple');
+  const changes: [number, number][] = [
+    [Date.UTC(2023, 2, 3), 1], // an earlier year
+    [Date.UTC(2025, 4, 9), 2], // an earlier month of the range's first year
+    [Date.UTC(2025, 11, 2, 7), 4], // the first month, before the range
+    [Date.UTC(2025, 11, 28, 23), 8], // the range's first day, its last hour
+    [Date.UTC(2026, 0, 1), -1], // the new year, inside the range
+    [Date.UTC(2026, 0, 3, 12), 16], // the range's last day, before `to`
+    [Date.UTC(2026, 0, 3, 20), 32], // the range's last day, after `to`: not yet
+  ];
+  const batch = service.deps.db.batch();
+  changes.forEach(([ms, amount], i) =>
+    writeRollupDeltas(batch, scope, SUBSCRIBER_ROLLUPS, i % 4, [{ metric: METRIC.active, series, hour: hourOf(ms), amount, running: true }]),
+  );
+  await batch.commit();
+
+  const from = Date.UTC(2025, 11, 28, 5);
+  const to = Date.UTC(2026, 0, 3, 15);
+  const body = await subscribersReport(scope, { from, to, granularity: 'day' }, NOW);
+  expect(body.series.map((row) => [row.t, row.active])).toEqual([
+    [Date.UTC(2025, 11, 28), 15],
+    [Date.UTC(2025, 11, 29), 15],
+    [Date.UTC(2025, 11, 30), 15],
+    [Date.UTC(2025, 11, 31), 15],
+    [Date.UTC(2026, 0, 1), 14],
+    [Date.UTC(2026, 0, 2), 14],
+    [Date.UTC(2026, 0, 3), 30],
+  ]);
+  // "Now" (NOW is later in January): everything up to this hour, the scheduled +32 included.
+  expect(body.data).toEqual([{ entitlementKey: 'pro', rail: 'apple', active: 62 }]);
+});

@@ -10,7 +10,7 @@ import type { TaskQueue } from '../tasks/queue';
 import type { EventsBody } from './ingestRoute';
 import { eventLogs } from './logs';
 import { packBatchEvents } from './batchCodec';
-import { BATCH_CODEC, batchDocId, eventDocId, type BatchedEvent, type LandingFields } from './model';
+import { BATCH_CODEC, batchDocId, type BatchedEvent, type LandingFields } from './model';
 import { batchWrite, errorPassRef, errorPassWrite, readIngestContext, timestampFromMillis } from './repository';
 import { identityResolutionTask, MAX_BATCHES_PER_TASK } from './resolutionTask';
 import { expiresAtMs, retentionDays } from './retention';
@@ -112,8 +112,16 @@ export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body
     expiresAt: timestampFromMillis(expiresAtMs(receivedAt, retentionDays(reads.project, ports.telemetryRetentionDays))),
   };
   const passed = new Set(passes);
-  const parts = packBatchEvents(landing.map((event) => batchedEvent(event, passed.has(event))));
-  const batchDocIds = parts.map((part) => batchDocId(part.events.map((event) => eventDocId(event.eventId))));
+  // Each event's document id was hashed once, in normaliseBatch: kept beside it, not hashed again.
+  const docIds = new Map<BatchedEvent, string>();
+  const parts = packBatchEvents(
+    landing.map((event) => {
+      const batched = batchedEvent(event, passed.has(event));
+      docIds.set(batched, event.docId);
+      return batched;
+    }),
+  );
+  const batchDocIds = parts.map((part) => batchDocId(part.events.map((event) => docIds.get(event)!)));
   const landingBatch = scope.batch();
   parts.forEach((part, i) =>
     batchWrite(landingBatch, scope, batchDocIds[i], { ...landingFields, codec: BATCH_CODEC, eventCount: part.events.length, events: part.payload }),

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Timestamp } from 'firebase-admin/firestore';
 import type { Platform } from '../keys/record';
 import type { WireEnv } from '../store/env';
@@ -124,7 +124,8 @@ export interface ErrorPassMarker {
   expiresAt: Timestamp;
 }
 
-const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+/** One-shot `hash`: a third of `createHash(…).update(…).digest()`'s cost, paid twice per event. */
+const sha256Hex = (text: string): string => hash('sha256', text, 'hex');
 
 /**
  * Document id of an event: a hash of its event id, so any client id (slashes, dots, 64 chars)

@@ -1,22 +1,24 @@
-import { FieldPath, type DocumentSnapshot } from 'firebase-admin/firestore';
+import { FieldPath, type DocumentReference, type DocumentSnapshot } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
-import { periodKeys } from './periods';
-import { dayTotalField } from './rollupWrite';
+import { ALL_TIME, periodKeys } from './periods';
+import { dayTotalsField, monthTotalsField, yearTotalsField } from './rollupWrite';
 import { shardDocId } from './shards';
 
 /**
  * Reads the rollup documents (rollupWrite.ts) a report over the hours `[fromHour, toHour]`
- * needs, by id (every shard of every period; a period without figures is a missing document):
+ * needs, by id (every shard of every period; a period without figures is a missing document),
+ * each through a field mask of exactly the periods it contributes:
  *
- * - the day documents of every day in the range (all shards), by day as day totals except the
- *   last day;
- * - with `runningMetrics`: the running totals before the range's first day, from the year
- *   documents of earlier years (an id-range query: only the years that exist), the month
- *   documents of earlier months of that year and the day documents of earlier days of that
- *   month (at most years + 11 + 30 periods, times shards).
+ * - hour by hour, the day documents of the range's last day (`day`) or of every day (`hour`);
+ * - by day, the other days of the range as day totals from their month documents (a 30-day
+ *   range touches at most two months);
+ * - with `runningMetrics`: the running totals before the range's first day, from the all-time
+ *   document (years before), the year document (months before) and the month document (days
+ *   before; or, when fewer, the month's total minus its days from the range's first day on).
  *
- * Each read fetches only the fields it needs (field masks); all run in parallel (one round trip
- * of latency).
+ * So a report by day reads (1 + months + 2) × shards documents and one by hour (days + 3) ×
+ * shards, whatever the history: one getAll for the days read by hour, one per month, one for the
+ * year and one for the all-time documents, all in parallel (one round trip of latency).
  */
 export type HourlyFigures = Map<string, Map<string, Map<number, number>>>; // metric → series → hour → n
 export type Totals = Map<string, Map<string, number>>; // metric → series → n
@@ -37,99 +39,171 @@ export interface WindowOptions {
   /** Metrics the report reads. */
   metrics: readonly string[];
   /**
-   * `day`: days before the window's last one are read as day totals only (a field mask); the last
+   * `day`: days before the window's last one are read as day totals (month documents); the last
    * day (it may hold later hours than the range's end, or scheduled ends) is read hour by hour.
    */
   granularity: 'day' | 'hour';
 }
 
+/**
+ * Days whose totals a month document gives: into the window (at the day's last hour), added to
+ * the base, or subtracted from it (the base then holds the whole month from the year document).
+ */
+interface DayTotalsGroup {
+  dayHours: number[];
+  metrics: readonly string[];
+  into: 'window' | 'base' | 'subtract';
+}
+
+/** A masked read of one period's shards, and what to do with each snapshot it returns. */
+interface PeriodRead {
+  refs: DocumentReference[];
+  mask: FieldPath[];
+  /** `index`: the snapshot's position in `refs`. */
+  apply: (snapshot: DocumentSnapshot, index: number) => void;
+}
+
 export async function readRollupWindow(scope: EnvScope, collection: string, fromHour: number, toHour: number, options: WindowOptions): Promise<RollupWindow> {
-  const from = periodKeys(fromHour);
-  const running = options.runningMetrics;
-  const byDay = options.granularity === 'day';
-  // Documents by id (every shard of every period): one masked getAll per kind of period.
-  const refsOf = (periods: string[]) => periods.flatMap((period) => Array.from({ length: options.shards }, (_, s) => scope.doc(collection, shardDocId(period, s))));
-  const windowDays = daysBetween(fromHour, toHour);
-  const lastDays = byDay ? windowDays.slice(-1) : windowDays;
-  const earlierDays = byDay ? windowDays.slice(0, -1) : [];
-  const firstOfYear = Date.UTC(Number(from.year.slice(1)), 0, 1) / 3_600_000;
-  const firstOfMonth = Date.UTC(Number(from.year.slice(1)), Number(from.month.slice(5)) - 1, 1) / 3_600_000;
-  const prefixMonths = running.length === 0 ? [] : monthsBetween(firstOfYear, fromHour);
-  const prefixDays = running.length === 0 ? [] : daysBetween(firstOfMonth, fromHour).slice(0, -1);
-  const years =
-    running.length === 0
-      ? Promise.resolve(null)
-      : scope.query(scope.collection(collection).orderBy(FieldPath.documentId()).startAt('y').endBefore(from.year).select(...running));
-  const [lastSnaps, earlierSnaps, monthSnaps, daySnaps, yearSnaps] = await Promise.all([
-    scope.getAllMasked(refsOf(lastDays), options.metrics),
-    scope.getAllMasked(refsOf(earlierDays), options.metrics.map(dayTotalField)),
-    scope.getAllMasked(refsOf(prefixMonths), running),
-    scope.getAllMasked(refsOf(prefixDays), running.map(dayTotalField)),
-    years,
-  ]);
-
+  const { metrics, runningMetrics: running } = options;
+  const refsOf = (period: string) => Array.from({ length: options.shards }, (_, s) => scope.doc(collection, shardDocId(period, s)));
   const base: Totals = new Map();
-  const addBase = (metric: string, series: string, amount: number) => {
-    const bySeries = base.get(metric) ?? new Map<string, number>();
-    bySeries.set(series, (bySeries.get(series) ?? 0) + amount);
-    base.set(metric, bySeries);
+  const hourly: HourlyFigures = new Map();
+  const reads: PeriodRead[] = [];
+
+  const windowDays = dayStartHours(Math.floor(fromHour / 24) * 24, toHour);
+  const byDay = options.granularity === 'day';
+  const hourByHour = byDay ? windowDays.slice(-1) : windowDays;
+  // Every day read hour by hour takes the same mask: one getAll for all of them.
+  const hourDays = hourByHour.flatMap((dayHour) => refsOf(periodKeys(dayHour).day).map((ref) => ({ ref, dayHour })));
+  reads.push({ refs: hourDays.map((d) => d.ref), mask: metrics.map((m) => new FieldPath(m)), apply: (snap, i) => addHours(hourly, snap, metrics, hourDays[i].dayHour) });
+
+  // Month documents: the day totals of the window's other days and, for running totals, of the
+  // first month's days before the window or (when fewer) from its first day on, subtracted from
+  // the month's total in the year document: a 30-day window reads its ~6 days of the first
+  // month instead of its ~25 earlier ones.
+  const first = periodKeys(windowDays[0]);
+  const firstMonth = Number(first.monthOfYear);
+  const monthStart = Date.UTC(Number(first.yearNumber), firstMonth - 1, 1) / 3_600_000;
+  const nextMonthStart = Date.UTC(Number(first.yearNumber), firstMonth, 1) / 3_600_000;
+  const daysBefore = dayStartHours(monthStart, windowDays[0] - 1);
+  const daysFrom = dayStartHours(windowDays[0], nextMonthStart - 1);
+  const fromMonthTotal = running.length > 0 && daysFrom.length < daysBefore.length;
+  const daysByMonth = new Map<string, DayTotalsGroup[]>();
+  const addDays = (dayHours: number[], dayMetrics: readonly string[], into: DayTotalsGroup['into']) => {
+    for (const dayHour of dayHours) {
+      const month = periodKeys(dayHour).month;
+      const groups = daysByMonth.get(month) ?? [];
+      const group = groups.find((g) => g.into === into);
+      if (group) group.dayHours.push(dayHour);
+      else groups.push({ dayHours: [dayHour], metrics: dayMetrics, into });
+      daysByMonth.set(month, groups);
+    }
   };
-  for (const snapshot of [...(yearSnaps?.docs ?? []), ...monthSnaps]) {
-    for (const metric of running) {
-      for (const [series, amount] of Object.entries((snapshot.get(metric) ?? {}) as Record<string, number>)) addBase(metric, series, amount);
-    }
+  if (byDay) addDays(windowDays.slice(0, -1), metrics, 'window');
+  if (running.length > 0) {
+    if (fromMonthTotal) addDays(daysFrom, running, 'subtract');
+    else addDays(daysBefore, running, 'base');
   }
-  for (const snapshot of daySnaps) {
-    for (const metric of running) {
-      for (const [series, amount] of Object.entries((snapshot.get(dayTotalField(metric)) ?? {}) as Record<string, number>)) addBase(metric, series, amount);
+  for (const [month, groups] of daysByMonth) {
+    const mask = new Map<string, FieldPath>();
+    for (const g of groups) {
+      for (const dayHour of g.dayHours) for (const m of g.metrics) mask.set(`${m}\n${periodKeys(dayHour).dayOfMonth}`, new FieldPath(dayTotalsField(m), periodKeys(dayHour).dayOfMonth));
     }
+    reads.push({
+      refs: refsOf(month),
+      mask: [...mask.values()],
+      apply: (snap) => {
+        for (const group of groups) {
+          for (const dayHour of group.dayHours) {
+            const dayKey = periodKeys(dayHour).dayOfMonth;
+            for (const metric of group.metrics) {
+              const bySeries: unknown = snap.get(new FieldPath(dayTotalsField(metric), dayKey));
+              if (group.into === 'window') addAt(hourly, metric, bySeries, dayHour + 23);
+              else addTotals(base, metric, bySeries, group.into === 'subtract' ? -1 : 1);
+            }
+          }
+        }
+      },
+    });
   }
 
-  const hourly: HourlyFigures = new Map();
-  for (const snapshot of lastSnaps) addDay(hourly, snapshot, options.metrics, null);
-  for (const snapshot of earlierSnaps) addDay(hourly, snapshot, options.metrics, 23);
-  const documentsRead = lastSnaps.length + earlierSnaps.length + monthSnaps.length + daySnaps.length + (yearSnaps?.size ?? 0);
+  // Running totals before the first day's month (or through it, when its later days are
+  // subtracted): its year's months, and earlier years.
+  if (running.length > 0) {
+    const monthCount = fromMonthTotal ? firstMonth : firstMonth - 1;
+    const months = Array.from({ length: monthCount }, (_, i) => String(i + 1).padStart(2, '0'));
+    if (months.length > 0) {
+      reads.push({
+        refs: refsOf(first.year),
+        mask: months.flatMap((mm) => running.map((m) => new FieldPath(monthTotalsField(m), mm))),
+        apply: (snap) => {
+          for (const metric of running) for (const mm of months) addTotals(base, metric, snap.get(new FieldPath(monthTotalsField(metric), mm)));
+        },
+      });
+    }
+    reads.push({
+      refs: refsOf(ALL_TIME),
+      mask: running.map((m) => new FieldPath(yearTotalsField(m))),
+      apply: (snap) => {
+        for (const metric of running) {
+          const byYear = (snap.get(yearTotalsField(metric)) ?? {}) as Record<string, unknown>;
+          for (const [year, bySeries] of Object.entries(byYear)) if (year < first.yearNumber) addTotals(base, metric, bySeries);
+        }
+      },
+    });
+  }
+
+  const results = await Promise.all(reads.map((read) => scope.getAllMasked(read.refs, read.mask)));
+  let documentsRead = 0;
+  results.forEach((snapshots, i) => {
+    documentsRead += snapshots.length;
+    snapshots.forEach((snapshot, index) => reads[i].apply(snapshot, index));
+  });
   return { base, hourly, documentsRead };
 }
 
-/** Day keys (`d20261123`) of every day from the day of `fromHour` to that of `toHour`. */
-function daysBetween(fromHour: number, toHour: number): string[] {
-  const days: string[] = [];
-  for (let hour = Math.floor(fromHour / 24) * 24; hour <= toHour; hour += 24) days.push(periodKeys(hour).day);
+/** The first hour of every day from the day of `fromHour` to that of `toHour` (none when `toHour` is earlier). */
+function dayStartHours(fromHour: number, toHour: number): number[] {
+  const days: number[] = [];
+  for (let hour = Math.floor(fromHour / 24) * 24; hour <= toHour; hour += 24) days.push(hour);
   return days;
 }
 
-/** Month keys of every month from the month of `fromHour` up to, not including, that of `beforeHour`. */
-function monthsBetween(fromHour: number, beforeHour: number): string[] {
-  const months: string[] = [];
-  const end = periodKeys(beforeHour).month;
-  const date = new Date(fromHour * 3_600_000);
-  for (;;) {
-    const key = periodKeys(date.getTime() / 3_600_000).month;
-    if (key >= end) return months;
-    months.push(key);
-    date.setUTCMonth(date.getUTCMonth() + 1);
-  }
+const isAmount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/** `{series: n}` (one period's totals) added into `base` (`sign` −1: subtracted). */
+function addTotals(base: Totals, metric: string, bySeries: unknown, sign: 1 | -1 = 1): void {
+  if (typeof bySeries !== 'object' || bySeries === null) return;
+  const totals = base.get(metric) ?? new Map<string, number>();
+  for (const [series, amount] of Object.entries(bySeries)) if (isAmount(amount)) totals.set(series, (totals.get(series) ?? 0) + sign * amount);
+  base.set(metric, totals);
 }
 
-/**
- * `d20261123_2` → its figures added into `hourly` by absolute hour: hour by hour, or (`atHour`
- * set) the day's totals placed at that hour of the day (23: the day's end).
- */
-function addDay(hourly: HourlyFigures, snapshot: DocumentSnapshot, metrics: readonly string[], atHour: number | null): void {
-  const match = /^d(\d{4})(\d{2})(\d{2})_/.exec(snapshot.id);
-  if (!match) return;
-  const dayHour = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) / 3_600_000;
+/** `{series: n}` (a day's totals) placed at `hour` (the day's last hour) in `hourly`. */
+function addAt(hourly: HourlyFigures, metric: string, bySeries: unknown, hour: number): void {
+  if (typeof bySeries !== 'object' || bySeries === null) return;
+  const metricMap = hourly.get(metric) ?? new Map<string, Map<number, number>>();
+  for (const [series, amount] of Object.entries(bySeries)) {
+    if (!isAmount(amount)) continue;
+    const seriesMap = metricMap.get(series) ?? new Map<number, number>();
+    seriesMap.set(hour, (seriesMap.get(hour) ?? 0) + amount);
+    metricMap.set(series, seriesMap);
+  }
+  hourly.set(metric, metricMap);
+}
+
+/** A day document's `{metric: {series: {HH: n}}}` added into `hourly` by absolute hour. */
+function addHours(hourly: HourlyFigures, snapshot: DocumentSnapshot, metrics: readonly string[], dayHour: number): void {
   for (const metric of metrics) {
-    const bySeries = snapshot.get(atHour === null ? metric : dayTotalField(metric)) as Record<string, Record<string, number> | number> | undefined;
+    const bySeries = snapshot.get(metric) as unknown;
     if (typeof bySeries !== 'object' || bySeries === null) continue;
     const metricMap = hourly.get(metric) ?? new Map<string, Map<number, number>>();
-    for (const [series, value] of Object.entries(bySeries)) {
+    for (const [series, hours] of Object.entries(bySeries)) {
+      if (typeof hours !== 'object' || hours === null) continue;
       const seriesMap = metricMap.get(series) ?? new Map<number, number>();
-      const entries: [number, number][] = atHour === null ? Object.entries(value as Record<string, number>).map(([h, n]) => [Number(h), n]) : [[atHour, value as number]];
-      for (const [hourOfDay, amount] of entries) {
-        const hour = dayHour + hourOfDay;
-        seriesMap.set(hour, (seriesMap.get(hour) ?? 0) + amount);
+      for (const [hh, amount] of Object.entries(hours)) {
+        const hour = dayHour + Number(hh);
+        if (isAmount(amount)) seriesMap.set(hour, (seriesMap.get(hour) ?? 0) + amount);
       }
       metricMap.set(series, seriesMap);
     }

@@ -1,5 +1,6 @@
 import {
   Timestamp,
+  type FieldPath,
   type CollectionReference,
   type DocumentReference,
   type DocumentSnapshot,
@@ -107,7 +108,7 @@ export class EnvScope {
    * reports over many large rollup documents. Not shared with other requests (masks differ); a
    * pending key check runs beside it and must pass before anything is returned.
    */
-  async getAllMasked(refs: DocumentReference[], fieldMask: readonly string[]): Promise<DocumentSnapshot[]> {
+  async getAllMasked(refs: DocumentReference[], fieldMask: readonly (string | FieldPath)[]): Promise<DocumentSnapshot[]> {
     if (refs.length === 0) {
       await this.ensureKeyVerified();
       return [];

@@ -1,0 +1,60 @@
+/**
+ * Guarantee of the rollup layout (rollupWrite.ts, rollupRead.ts): the documents a report reads
+ * are bounded by its range, not by the history behind it. The same 30-day reports over 1 year
+ * and over 10 years of history read exactly as many documents, and at most 64 each.
+ */
+import type { DocumentReference } from 'firebase-admin/firestore';
+import { ManualClock } from '../../functions/src/clock';
+import { eventsReport } from '../../functions/src/reports/eventsReport';
+import { EVENT_ROLLUPS, METRIC, REVENUE_ROLLUPS, SUBSCRIBER_ROLLUPS } from '../../functions/src/reports/model';
+import { hourOf } from '../../functions/src/reports/periods';
+import { revenueReport } from '../../functions/src/reports/revenueReport';
+import { seriesKey, writeRollupDeltas, type RollupDelta } from '../../functions/src/reports/rollupWrite';
+import { subscribersReport } from '../../functions/src/reports/subscribersReport';
+import { EnvScope } from '../../functions/src/store/scope';
+import { RoundTripCounter, withRoundTripCounter } from '../../functions/src/store/roundTrips';
+import { createTestService, seedProject, type TestService } from '../support/harness';
+import { DAY_MS } from './support';
+
+const NOW = Date.UTC(2026, 10, 25, 12, 30);
+
+/** A project whose three rollups (shard 0) hold one change every 30 days for `years` years. */
+async function projectWithHistory(service: TestService, years: number): Promise<EnvScope> {
+  const project = await seedProject(service);
+  const scope = new EnvScope(service.deps.db, project.projectId, 'test');
+  const sets: { ref: DocumentReference; data: Record<string, unknown> }[] = [];
+  const writer = { set: (ref: DocumentReference, data: Record<string, unknown>) => sets.push({ ref, data }) };
+  const days = Array.from({ length: Math.ceil((years * 365) / 30) }, (_, i) => NOW - i * 30 * DAY_MS);
+  const deltas = (metric: string, series: string, running: boolean): RollupDelta[] => days.map((ms) => ({ metric, series, hour: hourOf(ms), amount: 1, running }));
+  writeRollupDeltas(writer, scope, SUBSCRIBER_ROLLUPS, 0, deltas(METRIC.active, seriesKey('pro', 'stripe'), true));
+  writeRollupDeltas(writer, scope, REVENUE_ROLLUPS, 0, [...deltas(METRIC.gross, seriesKey('USD', 'stripe'), false), ...deltas(METRIC.mrr, seriesKey('USD'), true)]);
+  writeRollupDeltas(writer, scope, EVENT_ROLLUPS, 0, deltas(METRIC.events, seriesKey('app_open'), false));
+  for (let start = 0; start < sets.length; start += 400) {
+    const batch = service.deps.db.batch();
+    for (const { ref, data } of sets.slice(start, start + 400)) batch.set(ref, data, { merge: true });
+    await batch.commit();
+  }
+  return scope;
+}
+
+/** Documents one report call reads (counted at the store edge, as for a request). */
+async function documentsRead(run: () => Promise<unknown>): Promise<number> {
+  const counter = new RoundTripCounter();
+  await withRoundTripCounter(counter, run);
+  return counter.documents;
+}
+
+it('reads as many documents for a 30-day report over 10 years of history as over 1 year, at most 64', async () => {
+  const service = createTestService({ clock: new ManualClock(NOW) });
+  const [short, long] = [await projectWithHistory(service, 1), await projectWithHistory(service, 10)];
+  const range = { from: NOW - 30 * DAY_MS, to: NOW, granularity: 'day' as const };
+  const reports = [subscribersReport, revenueReport, eventsReport];
+  for (const report of reports) {
+    const [few, many] = [await documentsRead(() => report(short, range, NOW)), await documentsRead(() => report(long, range, NOW))];
+    expect(many).toBe(few);
+    expect(many).toBeLessThanOrEqual(64);
+  }
+  // The longer history is there and counted: every shard's changes of the 10 years are active now.
+  const body = await subscribersReport(long, range, NOW);
+  expect(body.data).toEqual([{ entitlementKey: 'pro', rail: 'stripe', active: Math.ceil((10 * 365) / 30) }]);
+});
