@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../clock';
+import { isDeployedFunction } from '../config/deployment';
 import { REPO_ROOT } from '../local/paths';
 
 /**
@@ -146,7 +147,6 @@ export function createSecretStore(clock: Clock, environment: Record<string, stri
   if (choice !== undefined && choice !== '' && choice !== 'secret-manager' && choice !== 'local') {
     throw new Error(`Setting TESSERA_SECRET_STORE must be secret-manager or local, got '${choice}'.`);
   }
-  const deployed = Boolean(environment.K_SERVICE) && environment.FUNCTIONS_EMULATOR !== 'true';
-  const useSecretManager = choice ? choice === 'secret-manager' : deployed;
+  const useSecretManager = choice ? choice === 'secret-manager' : isDeployedFunction(environment);
   return useSecretManager ? new SecretManagerStore(clock) : new LocalSecretStore();
 }
