@@ -114,7 +114,7 @@ async function attemptOnce(deps: DeliveryDeps, policy: DeliveryPolicy, event: We
   const refs = activeSecretRefs(endpoint, started);
   const generations = [endpoint.secret.generation, ...(refs.length > 1 ? [endpoint.previousSecret!.generation] : [])];
   // A secret store failure throws: the queue retries this same attempt (our fault, not the receiver's).
-  const secrets = await Promise.all(refs.map((ref) => deps.secrets.read(ref)));
+  const secrets = await Promise.all(refs.map((ref) => deps.secrets.read(endpoint.projectId, ref)));
   const body = eventBody(event.payload);
   const headers = {
     'Content-Type': 'application/json',

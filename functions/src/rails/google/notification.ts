@@ -116,7 +116,7 @@ async function reconcile(
   const readAt = deps.clock.now();
   let play: PlaySubscription | null;
   try {
-    play = await readPlaySubscription(deps, config, purchaseToken);
+    play = await readPlaySubscription(deps, target.projectId, config, purchaseToken);
   } catch (err) {
     railLogs.providerUnavailable('google', target.projectId, err instanceof Error ? err.message : String(err));
     throw err;

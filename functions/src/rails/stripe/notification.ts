@@ -95,7 +95,7 @@ async function verifyStripeBody(ctx: RequestContext, target: WebhookTarget, rece
   const { webhooks } = await stripeLibrary();
   for (const env of configured) {
     const config = target.configs[env].stripe!;
-    const signingSecret = await ctx.deps.secrets.read(config.webhookSecretRef);
+    const signingSecret = await ctx.deps.secrets.read(target.projectId, config.webhookSecretRef);
     try {
       const payload: unknown = webhooks.constructEvent(ctx.rawBody, ctx.header('stripe-signature') ?? '', signingSecret, undefined, undefined, receivedAt);
       return { env, config, payload };
@@ -172,7 +172,7 @@ async function reconcile(
   const readAt = deps.clock.now();
   let current: StripeObject | null;
   try {
-    current = await readStripeSubscription(deps, config, subscriptionId);
+    current = await readStripeSubscription(deps, scope.projectId, config, subscriptionId);
   } catch (err) {
     railLogs.providerUnavailable('stripe', scope.projectId, err instanceof Error ? err.message : String(err));
     throw err;
