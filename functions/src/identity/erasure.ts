@@ -55,16 +55,18 @@ export async function runErasure(deps: RootDeps, payload: ErasurePayload): Promi
   const developerIds = personal.filter((i) => i.kind === 'developer').map((i) => i.id);
   const anonymousIds = personal.filter((i) => i.kind === 'anonymous').map((i) => i.id);
   const deleted: Record<string, number> = {};
-  // The person is also every customer merged into this one (their identifiers moved here; their
-  // records, events and report entries did not): each is erased alike.
-  const mergedAway = await mergedInto(scope, payload.customerId);
-  const customerIds = [payload.customerId, ...mergedAway];
 
+  // The device bindings go first: from then on no identifier reaches the person.
   const identities = await scope.collection(IDENTITY_INDEX).where('customerId', '==', payload.customerId).get();
   deleted.identities = await deleteAll(
     deps.db,
     identities.docs.filter((d) => !RAIL_KINDS.has(d.get('kind') as IdentityKind)).map((d) => d.ref),
   );
+
+  // The person is also every customer merged into this one (their identifiers moved here; their
+  // records, events and report entries did not): each is erased alike.
+  const mergedAway = await mergedInto(scope, payload.customerId);
+  const customerIds = [payload.customerId, ...mergedAway];
 
   deleted.pendingEvents = 0;
   for (const customerId of customerIds) {
