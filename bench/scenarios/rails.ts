@@ -3,6 +3,7 @@ import Stripe from 'stripe';
 import { setProduct } from '#functions/entitlements/catalog';
 import { getApp } from '#functions/projects/repository';
 import { writeRailConfig } from '#functions/rails/config';
+import { secretEnvVarName } from '#functions/secrets/store';
 import type { Env } from '#functions/store/env';
 import { EnvScope } from '#functions/store/scope';
 import { AppleChain } from '../../fixtures/appleChain';
@@ -34,10 +35,11 @@ async function wireRails(ctx: BenchContext): Promise<{ fakes: RailFakes; pushAud
     fakesPort: started.port,
     jwksUrl: started.jwksUrl,
     // The server's local secret store reads references from its environment.
+    // References resolve in the project's namespace (secrets/store.ts).
     secrets: {
-      TESSERA_SECRET_BENCH_STRIPE_SECRET_KEY: 'sk_test_bench',
-      TESSERA_SECRET_BENCH_STRIPE_WEBHOOK_SECRET: STRIPE_WEBHOOK_SECRET,
-      TESSERA_SECRET_BENCH_PLAY_SERVICE_ACCOUNT: JSON.stringify({ type: 'service_account', client_email: 'bench@example.iam.gserviceaccount.com' }),
+      [secretEnvVarName(ctx.project.projectId, 'bench-stripe-secret-key')]: 'sk_test_bench',
+      [secretEnvVarName(ctx.project.projectId, 'bench-stripe-webhook-secret')]: STRIPE_WEBHOOK_SECRET,
+      [secretEnvVarName(ctx.project.projectId, 'bench-play-service-account')]: JSON.stringify({ type: 'service_account', client_email: 'bench@example.iam.gserviceaccount.com' }),
     },
   });
   const now = ctx.deps.clock.now();

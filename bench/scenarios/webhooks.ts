@@ -91,7 +91,7 @@ async function webhookWorld(ctx: BenchContext): Promise<WebhookWorld> {
   for (const url of receivers.urls) {
     const { endpoint, secret } = await createEndpoint(scope, { url, eventTypes: [], allowLoopbackHttp: true }, { secrets: new LocalSecretWriter(file), now: deps.clock.now(), surface: 'bench' });
     endpointIds.push(endpoint.endpointId);
-    serverSecrets[secretEnvVarName(signingSecretRef(endpoint.endpointId, endpoint.secretGeneration))] = secret;
+    serverSecrets[secretEnvVarName(ctx.project.projectId, signingSecretRef(endpoint.endpointId, endpoint.secretGeneration))] = secret;
   }
   // The server under measurement signs the grant's deliveries: it reads the secrets from its environment.
   await ctx.server.setSecrets(serverSecrets);

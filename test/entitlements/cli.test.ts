@@ -63,9 +63,19 @@ describe('tessera products set / entitlements list', () => {
 
 describe('tessera rails set stripe', () => {
   it('stores the two references for one environment and prints references only', async () => {
-    const out = await run('rails set stripe', { project: project.projectId, env: 'live', 'secret-key-ref': 'stripe-live-key', 'webhook-secret-ref': 'projects/gcp/secrets/stripe-live-webhook' });
-    expect(out).toEqual({ projectId: project.projectId, env: 'live', stripe: { secretKeyRef: 'stripe-live-key', webhookSecretRef: 'projects/gcp/secrets/stripe-live-webhook' } });
-    expect((await readRailsConfig(scope('live'))).stripe).toEqual({ secretKeyRef: 'stripe-live-key', webhookSecretRef: 'projects/gcp/secrets/stripe-live-webhook' });
+    const out = await run('rails set stripe', { project: project.projectId, env: 'live', 'secret-key-ref': 'stripe-live-key', 'webhook-secret-ref': 'stripe-live-webhook' });
+    expect(out).toEqual({ projectId: project.projectId, env: 'live', stripe: { secretKeyRef: 'stripe-live-key', webhookSecretRef: 'stripe-live-webhook' } });
+    expect((await readRailsConfig(scope('live'))).stripe).toEqual({ secretKeyRef: 'stripe-live-key', webhookSecretRef: 'stripe-live-webhook' });
+    expect((await readRailsConfig(scope('test'))).stripe).toBeUndefined();
+  });
+
+  it('refuses a Secret Manager path: a reference names a secret inside this project only', async () => {
+    // Another tenant's secrets (or any secret of the Google Cloud project) cannot be named.
+    for (const ref of ['projects/gcp/secrets/tessera-proj_other-stripe-live-key', 'projects/gcp/secrets/x/versions/1']) {
+      const error = await run('rails set stripe', { project: project.projectId, env: 'test', 'secret-key-ref': ref, 'webhook-secret-ref': 'hook' }).catch((e: Error) => e);
+      expect(error).toBeInstanceOf(OperatorError);
+      expect((error as Error).message).toMatch(/inside this project only/);
+    }
     expect((await readRailsConfig(scope('test'))).stripe).toBeUndefined();
   });
 

@@ -43,6 +43,7 @@ const ALLOWED: Record<string, string> = {
   'webhooks/fanout.ts': 'the webhook fan-out task handler establishes its scope from the task payload',
   'webhooks/relay.ts': 'the outbox relay (webhook worker) sweeps events across partitions',
   'webhooks/outboxWorker.ts': 'the scheduled webhook worker',
+  'webhooks/secretRetirement.ts': 'the webhook worker deletes signing secrets whose grace ended, across partitions',
   'entitlements/expirySweep.ts': 'the webhook worker finds due entitlement expiries across partitions',
   'dashboard/authenticator.ts': 'the dashboard’s operator gate (built in app/deps.ts): reads operator grants, opens the console of an authorised project',
   'dashboard/console.ts': 'operator commands from the dashboard: the same operator services as the CLI, bound to one authorised project and environment',

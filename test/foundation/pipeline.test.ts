@@ -62,6 +62,49 @@ describe('bodies', () => {
   });
 });
 
+describe('the key before the body', () => {
+  it('a keyless malformed body is 401 missing_api_key, not 400 invalid JSON', async () => {
+    const res = await service.request().post('/v1/releases/sourcemaps').set('Content-Type', 'application/json').send('{');
+    expectError(res, 401, 'authentication_error', 'missing_api_key');
+    const unknown = await service.request().post('/v1/events').set('Authorization', 'Bearer cd_pub_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA').set('Content-Type', 'application/json').send('{');
+    expectError(unknown, 401, 'authentication_error', 'invalid_api_key');
+  });
+
+  it('a keyless body declared past the route’s limit is 401, not 400 “too large”', async () => {
+    const res = await service.request().post('/v1/releases/sourcemaps').set('Content-Type', 'application/json').set('Content-Length', String(64 * 1024 * 1024)).send('{}');
+    expectError(res, 401, 'authentication_error', 'missing_api_key');
+  });
+
+  it('answers a keyless upload before its body has arrived: the body is never waited for, read or parsed', async () => {
+    const { createServer, request } = await import('node:http');
+    const server = createServer(service.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      // 30 MiB declared, a few bytes sent, the rest held back: only an answer that does not
+      // wait for the body can arrive (the request is destroyed once it does).
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/releases/sourcemaps', headers: { 'Content-Type': 'application/json', 'Content-Length': String(30 * 1024 * 1024) } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, body });
+            req.destroy();
+          });
+        });
+        req.on('error', (err) => (err.message.includes('socket hang up') || (err as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(err)));
+        req.write('{"release":"1.0.0","files":[');
+      });
+      expect(answer.status).toBe(401);
+      expect(JSON.parse(answer.body).error.code).toBe('missing_api_key');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('healthz and versions', () => {
   it('healthz: no key, no-store, the specified body', async () => {
     const res = await service.request().get('/v1/healthz');

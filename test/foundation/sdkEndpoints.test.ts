@@ -13,6 +13,9 @@ describe('GET /v1/config', () => {
     const res = await service.request().get('/v1/config').set({ Authorization: `Bearer ${project.web.live.publishable}`, ...lockHeaders('web'), 'Service-Sdk-Version': '@tessera/web@2.4.0' });
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('public, max-age=60');
+    // A shared cache keys the config on every header that selects the key or changes the answer.
+    const vary = String(res.headers.vary).split(',').map((name) => name.trim().toLowerCase());
+    expect(vary).toEqual(expect.arrayContaining(['authorization', 'service-api-key', 'origin', 'x-service-bundle-id', 'x-service-package-name', 'service-sdk-version']));
     expect(res.body).toEqual({
       object: 'config',
       env: 'production',
@@ -25,6 +28,15 @@ describe('GET /v1/config', () => {
       errorNoiseDenyList: expect.objectContaining({ version: 1 }),
       serverTime: service.clock.now(),
     });
+  });
+
+  it('names the key headers in Vary for every platform, with or without an Origin', async () => {
+    const service = createTestService();
+    const project = await seedProject(service);
+    const res = await service.request().get('/v1/config').set({ 'Service-Api-Key': project.ios.test.publishable, ...lockHeaders('ios') });
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('public, max-age=60');
+    expect(String(res.headers.vary)).toMatch(/Authorization.*Service-Api-Key.*Origin.*X-Service-Bundle-Id.*X-Service-Package-Name/);
   });
 });
 

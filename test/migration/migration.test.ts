@@ -13,7 +13,7 @@ import { setProduct } from '../../functions/src/entitlements/catalog';
 import { findCustomerIdByIdentity, linkHints } from '../../functions/src/identity/repository';
 import type { CustomerRecord } from '../../functions/src/identity/model';
 import { writeRailConfig } from '../../functions/src/rails/config';
-import { LocalSecretStore } from '../../functions/src/secrets/store';
+import { LocalSecretStore, secretEnvVarName } from '../../functions/src/secrets/store';
 import { EnvScope } from '../../functions/src/store/scope';
 import { describeSecuredRoute } from '../support/securitySuite';
 import { createTestService, expectError, seedProject, type SeededProject, type TestService } from '../support/harness';
@@ -32,11 +32,13 @@ const uid = (label: string) => `${label}_${Date.now()}_${(seq += 1)}`;
 
 beforeAll(async () => {
   await stripe.start();
+  const secretEnvironment: Record<string, string> = {};
   service = createTestService({
-    secrets: new LocalSecretStore({ environment: { TESSERA_SECRET_STRIPE_TEST_SECRET_KEY: STRIPE_SECRET }, file: null }),
+    secrets: new LocalSecretStore({ environment: secretEnvironment, file: null }),
     rails: { stripeApi: stripe.api },
   });
   project = await seedProject(service);
+  secretEnvironment[secretEnvVarName(project.projectId, 'stripe-test-secret-key')] = STRIPE_SECRET;
   scope = new EnvScope(service.deps.db, project.projectId, 'test');
   await writeRailConfig(scope, 'stripe', { secretKeyRef: 'stripe-test-secret-key', webhookSecretRef: 'stripe-test-webhook-secret' }, service.clock.now());
 });

@@ -51,6 +51,17 @@ describe('rails and body', () => {
     expect(res.body.error.message).toContain(`/v1/webhooks/${rail}/`);
   });
 
+  it('answers a Play purchase (as the React Native SDK sends it) by pointing to the Play webhook, before any other field', async () => {
+    // The SDK sends the purchase token and no signedTransactionInfo: the rail is what is wrong.
+    const res = await sync({ rail: 'google', purchaseToken: 'token-from-play', productId: 'pro_monthly' });
+    expectError(res, 400, 'invalid_request_error', 'invalid_param_value');
+    expect(res.body.error.message).toMatch(/^Invalid value for `rail`: Google Play purchases arrive through the Play webhook/);
+    expect(res.body.error.message).not.toContain('signedTransactionInfo');
+    const stripe = await sync({ rail: 'stripe' });
+    expectError(stripe, 400, 'invalid_request_error', 'invalid_param_value');
+    expect(stripe.body.error.message).toContain('/v1/webhooks/stripe/');
+  });
+
   it('rejects an unknown rail and a malformed body with 400 invalid_param_value', async () => {
     expectError(await sync({ rail: 'paypal', signedTransactionInfo: signed() }), 400, 'invalid_request_error', 'invalid_param_value');
     expectError(await sync({ rail: 'apple' }), 400, 'invalid_request_error', 'invalid_param_value');

@@ -79,6 +79,7 @@ it('refuses App Store settings it could never verify with', async () => {
 it('sets Google Play with a service-account reference and the push audience, refusing a pasted credential', async () => {
   const base = { project: project.projectId, env: 'live', 'package-name': 'com.example.android' };
   expect((await fails('rails set google', { ...base, 'service-account-ref': '{"type":"service_account"}', 'push-audience': 'https://x' })).code).toBe('invalid_argument');
+  expect((await fails('rails set google', { ...base, 'service-account-ref': 'projects/gcp/secrets/tessera-proj_other-play', 'push-audience': 'https://x' })).code).toBe('invalid_argument');
   expect((await fails('rails set google', { ...base, 'service-account-ref': 'play-service-account' })).code).toBe('invalid_argument');
   expect((await fails('rails set google', { ...base, 'package-name': 'not a package', 'service-account-ref': 'play-service-account', 'push-audience': 'https://x' })).code).toBe('invalid_argument');
   const out = await run('rails set google', { ...base, 'service-account-ref': 'play-service-account', 'push-audience': 'https://tessera.example.com/push', 'push-service-account': 'push@example.iam.gserviceaccount.com' });
@@ -95,6 +96,12 @@ it('shows references, fingerprints and the webhook paths, never a secret value',
   expect(out.stripe).toEqual({ secretKeyRef: 'stripe-live-secret-key', webhookSecretRef: 'stripe-live-webhook-secret' });
   expect(out.apple.rootCertificates[0]).toEqual({ subject: expect.stringContaining('Test Apple Root CA'), sha256: expect.any(String), validTo: expect.any(String) });
   expect(out.google.serviceAccountRef).toBe('play-reader');
+  // Each reference is read from the project's own namespace.
+  expect(out.secretIds).toEqual({
+    stripeSecretKey: `tessera-${project.projectId}-stripe-live-secret-key`,
+    stripeWebhookSecret: `tessera-${project.projectId}-stripe-live-webhook-secret`,
+    googleServiceAccount: `tessera-${project.projectId}-play-reader`,
+  });
   expect(out.webhooks).toEqual({
     stripe: `/v1/webhooks/stripe/${project.projectId}`,
     apple: `/v1/webhooks/apple/${project.projectId}`,

@@ -106,6 +106,33 @@ describe('Stripe: signed bodies that are not usable events', () => {
     await expectRejectedOnce(postSigned(payload), 'test', derived(payload), /^malformed_event: `id`/);
   });
 
+  it('a lone surrogate as the id of a signed body: verified first, then rejected under an id derived from the body', async () => {
+    const payload = JSON.stringify(event({ id: '\ud800' }));
+    await expectRejectedOnce(postSigned(payload), 'test', derived(payload), /ill-formed Unicode at id$/);
+  });
+
+  it('a lone surrogate deep in a signed event: rejected under its own (usable) event id', async () => {
+    const body = event({ data: { object: { id: 'sub_x', object: 'subscription', metadata: { note: 'x\udfff' } } } });
+    await expectRejectedOnce(postSigned(JSON.stringify(body)), 'test', body.id as string, /ill-formed Unicode at data\.object\.metadata\.note$/);
+  });
+
+  it.each([
+    ['not JSON', Buffer.from('{"id": "evt_1", '), /the body is not JSON$/],
+    ['not UTF-8', Buffer.concat([Buffer.from('{"id":"evt_'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]), /the body is not UTF-8$/],
+  ])('signed bytes that are %s: rejected under an id derived from the bytes', async (_, bytes, reason) => {
+    // Stripe's library verifies text: a signature over bytes that are not UTF-8 is computed on their decoded text.
+    const signedText = bytes.toString('utf8');
+    const send = () =>
+      world.service
+        .request()
+        .post(`/v1/webhooks/stripe/${world.project.projectId}`)
+        .set('Content-Type', 'application/json')
+        .set('Stripe-Signature', Stripe.webhooks.generateTestHeaderString({ payload: signedText, secret: WEBHOOK_SECRETS.test }))
+        .serialize((body: unknown) => body as string) // the bytes as given (superagent would JSON-encode a Buffer)
+        .send(bytes);
+    await expectRejectedOnce(send, 'test', rejectionEventId('stripe', undefined, bytes), reason);
+  });
+
   it('a subscription id that cannot name a document: rejected before Stripe is asked or a customer is made', async () => {
     const body = event({ data: { object: { id: 'sub_../../x', object: 'subscription', customer: 'cus_y' } } });
     const reads = world.stripe.reads;
@@ -199,6 +226,12 @@ describe('Google Play: verified pushes whose data is not a usable notification',
     expect(world.google.playRequests.length).toBe(reads);
   });
 
+  it('a push whose body is not JSON, once its token verified: rejected under an id derived from the body', async () => {
+    const bytes = '{"message": {"data": ';
+    const send = async () => world.service.request().post(`/v1/webhooks/google/${world.project.projectId}`).set('Content-Type', 'application/json').set('Authorization', `Bearer ${await token()}`).send(bytes);
+    await expectRejectedOnce(send, 'live', rejectionEventId('google', undefined, Buffer.from(bytes)), /^malformed_body: the body is not JSON$/);
+  });
+
   it('a well-formed push still drives the usual decision (the checks refuse only what is unusable)', async () => {
     const body = pushBody({ version: '1.0', packageName: PLAY_PACKAGE, eventTimeMillis: String(Date.now()), testNotification: { version: '1.0' } });
     const res = await send(body)();
@@ -207,15 +240,15 @@ describe('Google Play: verified pushes whose data is not a usable notification',
 });
 
 describe('unverified bodies claiming ids the store cannot encode', () => {
-  /** Refused with a 4xx (401 here; 400 once the pipeline refuses such JSON first), nothing written. */
+  /** Refused 401 for the signature or token (the content is never judged first), logged, nothing written. */
   async function expectRefused(send: Send, rail: string): Promise<void> {
     const before = await storedDocuments(world);
     const logged = jest.spyOn(railLogs, 'notificationUnverified');
     try {
       const res = await send();
-      expect([400, 401]).toContain(res.status);
+      expect(res.status).toBe(401);
       const error = res.body.error as { request_id: string };
-      if (res.status === 401) expect(logged).toHaveBeenCalledWith(error.request_id, rail, world.project.projectId, expect.any(String));
+      expect(logged).toHaveBeenCalledWith(error.request_id, rail, world.project.projectId, expect.any(String));
     } finally {
       logged.mockRestore();
     }

@@ -16,7 +16,7 @@ import { nextPurchaseToken, playPurchase, pushBody } from './support/googleFake'
 import { stripeEvent, stripeIds, stripeSubscription } from './support/stripeFake';
 import { activeKeys, createRailsWorld, entitlementsOf, PLAY_PACKAGE, postGoogle, postStripe, type RailsWorld } from './support/railsWorld';
 
-const SETTINGS = ['TESSERA_APPLE_ONLINE_CHECKS', 'TESSERA_STRIPE_API_URL', 'TESSERA_PLAY_API_URL', 'TESSERA_GOOGLE_PUSH_JWKS_URL'];
+const SETTINGS = ['TESSERA_APPLE_ONLINE_CHECKS', 'TESSERA_STRIPE_API_URL', 'TESSERA_PLAY_API_URL', 'TESSERA_GOOGLE_PUSH_JWKS_URL', 'K_SERVICE', 'FUNCTIONS_EMULATOR'];
 
 function withEnv<T>(values: Record<string, string>, read: () => T): T {
   const before = Object.fromEntries(SETTINGS.map((name) => [name, process.env[name]]));
@@ -66,6 +66,29 @@ describe('settings', () => {
     expect(() => withEnv({ TESSERA_APPLE_ONLINE_CHECKS: 'sometimes' }, loadSettings)).toThrow(/TESSERA_APPLE_ONLINE_CHECKS/);
     expect(() => withEnv({ TESSERA_STRIPE_API_URL: 'ftp://127.0.0.1' }, loadSettings)).toThrow(/TESSERA_STRIPE_API_URL/);
     expect(() => withEnv({ TESSERA_PLAY_API_URL: 'not a url' }, loadSettings)).toThrow(/TESSERA_PLAY_API_URL/);
+  });
+});
+
+describe('on a deployed function', () => {
+  const DEPLOYED = { K_SERVICE: 'api' };
+  it.each([
+    ['TESSERA_APPLE_ONLINE_CHECKS', 'off'],
+    ['TESSERA_STRIPE_API_URL', 'http://127.0.0.1:12111'],
+    ['TESSERA_PLAY_API_URL', 'http://127.0.0.1:9999/play'],
+    ['TESSERA_GOOGLE_PUSH_JWKS_URL', 'http://127.0.0.1:9998/certs'],
+  ])('%s=%s refuses to start (stand-ins are for the emulator and tests only)', (name, value) => {
+    expect(() => withEnv({ ...DEPLOYED, [name]: value }, loadSettings)).toThrow(new RegExp(`Setting ${name} is for local development only`));
+  });
+
+  it('starts with the deployed defaults, and with Apple’s checks explicitly on', () => {
+    expect(withEnv(DEPLOYED, loadSettings).appleOnlineChecks).toBe(true);
+    expect(withEnv({ ...DEPLOYED, TESSERA_APPLE_ONLINE_CHECKS: 'on' }, loadSettings).appleOnlineChecks).toBe(true);
+  });
+
+  it('the Firebase emulator (K_SERVICE and FUNCTIONS_EMULATOR=true) still takes them', () => {
+    const settings = withEnv({ ...DEPLOYED, FUNCTIONS_EMULATOR: 'true', TESSERA_APPLE_ONLINE_CHECKS: 'off', TESSERA_STRIPE_API_URL: 'http://127.0.0.1:12111' }, loadSettings);
+    expect(settings.appleOnlineChecks).toBe(false);
+    expect(settings.stripeApiUrl?.href).toBe('http://127.0.0.1:12111/');
   });
 });
 

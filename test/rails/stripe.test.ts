@@ -285,6 +285,54 @@ describe('verification', () => {
   });
 });
 
+describe('tenants’ secrets', () => {
+  /** Project A (the attacker's) whose rails name project B's (the world's) secret references. */
+  async function attackerNaming(refs: { secretKeyRef: string; webhookSecretRef: string }) {
+    const attacker = await seedProject(world.service);
+    const { writeRailConfig } = await import('../../functions/src/rails/config');
+    const { EnvScope } = await import('../../functions/src/store/scope');
+    const scope = new EnvScope(world.service.deps.db, attacker.projectId, 'test');
+    await writeRailConfig(scope, 'stripe', refs, world.service.clock.now());
+    await writeRailConfig(scope, 'google', { packageName: 'com.example.android', serviceAccountRef: 'play-service-account', pushAudience: 'https://attacker.example/push' }, world.service.clock.now());
+    return attacker;
+  }
+
+  it('a project that names another project’s Stripe references reads neither: B’s events are not accepted at A’s endpoint, and Stripe is never called with B’s key', async () => {
+    const attacker = await attackerNaming({ secretKeyRef: 'stripe-test-secret-key', webhookSecretRef: 'stripe-test-webhook-secret' });
+    const sub = stripeSubscription({ id: stripeIds.subscription(), customer: stripeIds.customer() });
+    world.stripe.subscriptions.set(sub.id as string, sub);
+    const event = stripeEvent('customer.subscription.created', sub, { created: nextCreated() });
+    const reads = world.stripe.reads;
+    // A genuine event of B's, signed with B's signing secret, replayed to A's endpoint.
+    const res = await postStripe(world, event, { projectId: attacker.projectId });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.body).not.toMatchObject({ object: 'rail_notification' });
+    expect(JSON.stringify(res.body)).not.toContain(WEBHOOK_SECRETS.test);
+    expect(world.stripe.reads).toBe(reads);
+    const { auditRef } = await import('../../functions/src/audit/append');
+    const { EnvScope } = await import('../../functions/src/store/scope');
+    expect((await auditRef(new EnvScope(world.service.deps.db, attacker.projectId, 'test'), event.id as string).get()).exists).toBe(false);
+    // The same event at B's own endpoint is B's, as always.
+    expect((await postStripe(world, event)).body).toMatchObject({ decision: 'applied', duplicate: false });
+  });
+
+  it('the Stripe key and the Play service account resolve in the caller’s project only', async () => {
+    const attacker = await attackerNaming({ secretKeyRef: 'stripe-test-secret-key', webhookSecretRef: 'stripe-test-webhook-secret' });
+    const { SecretUnavailableError } = await import('../../functions/src/secrets/store');
+    const { readStripeSubscription } = await import('../../functions/src/rails/stripe/provider');
+    const { readPlaySubscription } = await import('../../functions/src/rails/google/playApi');
+    const deps = world.service.deps;
+    const reads = world.stripe.reads;
+    const seen = world.playCredentialsSeen.length;
+    await expect(readStripeSubscription(deps, attacker.projectId, { secretKeyRef: 'stripe-test-secret-key', webhookSecretRef: 'x' }, 'sub_x')).rejects.toBeInstanceOf(SecretUnavailableError);
+    await expect(readPlaySubscription(deps, attacker.projectId, { packageName: 'com.example.android', serviceAccountRef: 'play-service-account' }, 'token')).rejects.toBeInstanceOf(SecretUnavailableError);
+    expect(world.stripe.reads).toBe(reads);
+    expect(world.playCredentialsSeen).toHaveLength(seen);
+    // B's own references still resolve for B.
+    await expect(deps.secrets.read(world.project.projectId, 'stripe-test-webhook-secret')).resolves.toBe(WEBHOOK_SECRETS.test);
+  });
+});
+
 describe('environments', () => {
   it('lands livemode events in production only, and test-mode events in sandbox only', async () => {
     const customerId = await newCustomer('live');

@@ -28,6 +28,8 @@ beforeAll(async () => {
   service = createTestService({ settings: { exposeRoundTrips: true } });
   project = await seedProject(service);
 });
+// A second per test: the reports bucket (burst 20, 1/s) refills a token for each, as real time would.
+beforeEach(() => service.clock.advance(1000));
 
 /** A secret key of a new app of the project (test environment) with exactly these scopes. */
 async function keyWith(scopes: string[], acknowledgeRowLevelData = false): Promise<string> {
@@ -105,5 +107,21 @@ describe('query parameters of the customers route (a key with reporting:identity
     const res = await get(path, identityKey);
     expectError(res, 400, 'invalid_request_error', 'invalid_param_value');
     expect(res.body.error.message).toContain(field);
+  });
+});
+
+describe('rate limit', () => {
+  it('every report route shares the reports bucket (1/s, burst 20): a loop of reports meets 429 rate_limited', async () => {
+    const fresh = await seedProject(service); // its own bucket; the service clock stands still, so nothing refills
+    const key = fresh.ios.test.secret;
+    const yearAgo = service.clock.now() - 365 * 86_400_000;
+    const paths = ['/v1/reports/events', '/v1/reports/subscribers', '/v1/reports/revenue', '/v1/reports/errors'];
+    for (let i = 0; i < 20; i += 1) expect((await get(`${paths[i % paths.length]}?from=${yearAgo}`, key)).status).toBe(200);
+    const limited = await get(`/v1/reports/events?from=${yearAgo}`, key);
+    expectError(limited, 429, 'rate_limit_error', 'rate_limited');
+    expect(limited.headers['retry-after']).toBe('1');
+    // The other environment and other projects have buckets of their own.
+    expect((await get(`/v1/reports/events?from=${yearAgo}`, fresh.ios.live.secret)).status).toBe(200);
+    expect((await get(`/v1/reports/events?from=${yearAgo}`, project.ios.live.secret)).status).toBe(200);
   });
 });

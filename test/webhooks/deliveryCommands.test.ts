@@ -166,7 +166,7 @@ describe('on the local store without a queue service', () => {
     const { endpointId, secret } = await addEndpoint(service.deps, file, projectId, 'test', receiver.url());
     // The CLI reads secrets and settings as the local stack does: from its environment.
     const ref = signingSecretRef(endpointId, 1);
-    process.env[secretEnvVarName(ref)] = secret;
+    process.env[secretEnvVarName(projectId, ref)] = secret;
     process.env.TESSERA_WEBHOOKS_ALLOW_LOOPBACK = 'on';
     useQueue = false;
     try {
@@ -181,7 +181,7 @@ describe('on the local store without a queue service', () => {
       expect(replayed.note).toBeUndefined();
       expect(receiver.requests).toHaveLength(2);
     } finally {
-      delete process.env[secretEnvVarName(ref)];
+      delete process.env[secretEnvVarName(projectId, ref)];
       delete process.env.TESSERA_WEBHOOKS_ALLOW_LOOPBACK;
     }
   });

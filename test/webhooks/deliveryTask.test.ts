@@ -23,7 +23,7 @@ it('webhookDeliveryTask delivers the event its task names', async () => {
     const projectId = await newProject(service.deps);
     const { endpointId, secret } = await addEndpoint(service.deps, file, projectId, 'test', receiver.url());
     // The deployed function reads the secret by reference, and its settings, from the environment.
-    process.env[secretEnvVarName(signingSecretRef(endpointId, 1))] = secret;
+    process.env[secretEnvVarName(projectId, signingSecretRef(endpointId, 1))] = secret;
     process.env.TESSERA_WEBHOOKS_ALLOW_LOOPBACK = 'on';
     service.clock.set(Date.now());
     const event = await recordEvent(service.deps, projectId, 'test', 'entitlement.granted', { sequence: 1 });

@@ -14,12 +14,13 @@ import { join } from 'node:path';
 import { OperatorError } from '../../functions/src/cli/operatorError';
 import { HOUR } from '../../functions/src/clock';
 import type { AuditEntry } from '../../functions/src/audit/model';
-import { LocalSecretStore } from '../../functions/src/secrets/store';
+import { LocalSecretStore, SecretUnavailableError } from '../../functions/src/secrets/store';
 import { LocalSecretWriter } from '../../functions/src/secrets/writer';
 import type { Env } from '../../functions/src/store/env';
 import { EnvScope } from '../../functions/src/store/scope';
 import type { WebhookEndpointRecord } from '../../functions/src/webhooks/model';
-import { activeSecretRefs } from '../../functions/src/webhooks/signingSecret';
+import { retireExpiredSigningSecrets } from '../../functions/src/webhooks/secretRetirement';
+import { activeSecretRefs, signingSecretRef } from '../../functions/src/webhooks/signingSecret';
 import { createTestService, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { operatorCommands } from '../support/operatorCommands';
 
@@ -60,7 +61,8 @@ async function partitionText(projectId: string, env: Env): Promise<string> {
 }
 
 beforeAll(async () => {
-  service = createTestService();
+  // The worker deletes signing secrets where the CLI writes them.
+  service = createTestService({ operatorSecrets: new LocalSecretWriter(secretsFile) });
   project = await seedProject(service);
 });
 beforeEach(() => service.clock.advance(1000));
@@ -76,7 +78,9 @@ describe('webhooks create', () => {
 
     const stored = await record(project.projectId, 'test', out.endpointId);
     expect(stored.secret.generation).toBe(1);
-    await expect(secretStore.read(stored.secret.ref)).resolves.toBe(out.secret);
+    await expect(secretStore.read(project.projectId, stored.secret.ref)).resolves.toBe(out.secret);
+    // Its id in the secret store carries its project.
+    expect(Object.keys(storedSecrets())).toContain(`tessera-${project.projectId}-webhook-${out.endpointId}-1`);
     const text = await partitionText(project.projectId, 'test');
     expect(text).toContain(out.endpointId);
     expect(text).not.toContain(out.secret);
@@ -234,7 +238,7 @@ describe('webhooks list, disable, enable', () => {
     const text = JSON.stringify(listed);
     expect(text).not.toContain(created.secret);
     expect(text).not.toContain('whsec_');
-    expect(text).not.toContain('tessera-webhook-');
+    expect(text).not.toContain(signingSecretRef(created.endpointId, 1));
 
     const disabled = await tessera('webhooks disable', { endpoint: created.endpointId, note: 'receiver migrating' });
     expect(disabled.endpoint).toMatchObject({ enabled: false, disabled: { reason: 'operator', note: 'receiver migrating', at: service.clock.now() } });
@@ -256,6 +260,14 @@ describe('webhooks list, disable, enable', () => {
 });
 
 describe('webhooks rotate-secret', () => {
+  it('signs only with secrets named for the record’s own endpoint and generation (checked on read)', () => {
+    const own = { endpointId: 'whep_A', secret: { ref: signingSecretRef('whep_A', 2), generation: 2, createdAt: 0 }, previousSecret: { ref: signingSecretRef('whep_A', 1), generation: 1, expiresAt: 10 } };
+    expect(activeSecretRefs(own, 5)).toEqual(['webhook-whep_A-2', 'webhook-whep_A-1']);
+    expect(() => activeSecretRefs({ ...own, secret: { ...own.secret, ref: signingSecretRef('whep_B', 2) } }, 5)).toThrow(SecretUnavailableError);
+    expect(() => activeSecretRefs({ ...own, secret: { ...own.secret, ref: 'stripe-live-webhook-secret' } }, 5)).toThrow(SecretUnavailableError);
+    expect(() => activeSecretRefs({ ...own, previousSecret: { ...own.previousSecret, ref: signingSecretRef('whep_A', 2) } }, 5)).toThrow(SecretUnavailableError);
+  });
+
   it('prints a new secret once and keeps the previous one signing for the grace only', async () => {
     const fresh = await seedProject(service);
     const created = await tessera('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL });
@@ -269,8 +281,8 @@ describe('webhooks rotate-secret', () => {
 
     const stored = await record(fresh.projectId, 'test', created.endpointId);
     expect(stored.previousSecret).toEqual({ ref: firstRef, generation: 1, expiresAt: rotatedAt + 24 * HOUR });
-    await expect(secretStore.read(stored.secret.ref)).resolves.toBe(rotated.secret);
-    await expect(secretStore.read(firstRef)).resolves.toBe(created.secret);
+    await expect(secretStore.read(fresh.projectId, stored.secret.ref)).resolves.toBe(rotated.secret);
+    await expect(secretStore.read(fresh.projectId, firstRef)).resolves.toBe(created.secret);
     // During the grace both sign, the previous one last (read by verifiers that take the last v1).
     expect(activeSecretRefs(stored, rotatedAt + 24 * HOUR - 1)).toEqual([stored.secret.ref, firstRef]);
     expect(activeSecretRefs(stored, rotatedAt + 24 * HOUR)).toEqual([stored.secret.ref]);
@@ -282,9 +294,20 @@ describe('webhooks rotate-secret', () => {
     expect(entry).toMatchObject({ eventType: 'webhook_endpoint.secret_rotated', details: { graceMs: 24 * HOUR, secretGeneration: 2 } });
     expect(JSON.stringify(entry)).not.toContain('whsec_');
 
-    service.clock.advance(24 * HOUR);
+    // The worker runs before the grace ends: nothing is deleted.
+    service.clock.advance(24 * HOUR - 1);
+    await retireExpiredSigningSecrets(service.deps);
+    await expect(secretStore.read(fresh.projectId, firstRef)).resolves.toBe(created.secret);
+
+    service.clock.advance(1);
     const [listed] = (await tessera('webhooks list', { project: fresh.projectId, env: 'test' })).endpoints;
     expect(listed).toMatchObject({ secretGeneration: 2, previousSecret: null });
+    // The grace has ended: the worker deletes the previous secret from the store, once.
+    await retireExpiredSigningSecrets(service.deps);
+    await expect(secretStore.read(fresh.projectId, firstRef)).rejects.toThrow(SecretUnavailableError);
+    await expect(secretStore.read(fresh.projectId, stored.secret.ref)).resolves.toBe(rotated.secret);
+    expect((await record(fresh.projectId, 'test', created.endpointId)).previousSecretRetiresAt).toBeNull();
+    expect(Object.keys(storedSecrets()).filter((id) => id.includes(created.endpointId))).toEqual([`tessera-${fresh.projectId}-${stored.secret.ref}`]);
   });
 
   it('honours --grace, 0 ending the previous secret at once, and refuses more than 7 days', async () => {
@@ -296,6 +319,12 @@ describe('webhooks rotate-secret', () => {
     expect(now.endpoint).toMatchObject({ secretGeneration: 3, previousSecret: null });
     const stored = await record(fresh.projectId, 'live', created.endpointId);
     expect(activeSecretRefs(stored, service.clock.now())).toEqual([stored.secret.ref]);
+    // Generation 1, displaced while its grace ran, is deleted by the rotation itself; generation
+    // 2 (no grace) by the worker's next run. Only the signing secret is left.
+    const ours = () => Object.keys(storedSecrets()).filter((id) => id.includes(created.endpointId));
+    expect(ours()).toEqual([`tessera-${fresh.projectId}-webhook-${created.endpointId}-2`, `tessera-${fresh.projectId}-webhook-${created.endpointId}-3`]);
+    await retireExpiredSigningSecrets(service.deps);
+    expect(ours()).toEqual([`tessera-${fresh.projectId}-webhook-${created.endpointId}-3`]);
     expect((await tesseraFails('webhooks rotate-secret', { endpoint: created.endpointId, grace: '8d' })).code).toBe('invalid_argument');
     expect((await tesseraFails('webhooks rotate-secret', { endpoint: created.endpointId, grace: 'soon' })).code).toBe('invalid_argument');
   });

@@ -7,6 +7,8 @@ interface Rails {
   stripe: { secretKeyRef: string; webhookSecretRef: string } | null;
   apple: { bundleId: string; appAppleId: number | null; rootCertificates: ({ subject: string; sha256: string; validTo: string } | { invalid: true })[]; verifies: string[] } | null;
   google: { packageName: string; serviceAccountRef: string; pushAudience: string | null; pushServiceAccountEmail: string | null } | null;
+  /** The secret each reference is read from: `tessera-{projectId}-{name}`, in this project only. */
+  secretIds: { stripeSecretKey?: string | null; stripeWebhookSecret?: string | null; googleServiceAccount?: string | null };
   webhooks: Record<string, string>;
   updatedAt: number | null;
 }
@@ -16,7 +18,10 @@ export function RailsPage(props: PageProps) {
   const [rails, reload] = useResource<Rails>(inProject(props.projectId, props.env, '/rails'));
   return (
     <section>
-      <p class="muted">Credentials stay in the secret manager; these settings name them. The dashboard never receives a secret value.</p>
+      <p class="muted">
+        Credentials stay in the secret manager; these settings name them, inside this project only: a name <code>N</code> is read from the secret{' '}
+        <code>tessera-{props.projectId}-N</code>. The dashboard never receives a secret value.
+      </p>
       <Show resource={rails}>
         {(r) => (
           <>
@@ -29,11 +34,11 @@ export function RailsPage(props: PageProps) {
                 <dl class="facts">
                   <dt>Secret key reference</dt>
                   <dd>
-                    <code>{r.stripe.secretKeyRef}</code>
+                    <code>{r.stripe.secretKeyRef}</code> (secret <code>{r.secretIds.stripeSecretKey ?? '—'}</code>)
                   </dd>
                   <dt>Webhook secret reference</dt>
                   <dd>
-                    <code>{r.stripe.webhookSecretRef}</code>
+                    <code>{r.stripe.webhookSecretRef}</code> (secret <code>{r.secretIds.stripeWebhookSecret ?? '—'}</code>)
                   </dd>
                   <dt>Webhook URL path</dt>
                   <dd>

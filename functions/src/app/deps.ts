@@ -10,7 +10,7 @@ import { InProcessTaskQueue } from '../tasks/inProcessQueue';
 import type { TaskQueue } from '../tasks/queue';
 import { firestoreLiveness, type LivenessRecorder } from '../sdk/liveness';
 import { createSecretStore, type SecretStore } from '../secrets/store';
-import type { SecretWriter } from '../secrets/writer';
+import { deferredOperatorSecretWriter, type SecretWriter } from '../secrets/writer';
 import { createRailEdges, railStandIns, type RailEdgeOverrides, type RailEdges } from '../rails/edges';
 import { JoseIdTokenVerifier, type IdTokenVerifier } from '../identity/idTokens';
 import type { DeliveryOverrides } from '../webhooks/deliveryPolicy';
@@ -48,6 +48,8 @@ export interface Deps {
  */
 export interface RootDeps extends Deps {
   db: Firestore;
+  /** Where Tessera writes and deletes the secrets it mints (webhook signing secrets): the dashboard and the webhook worker. */
+  secretWriter: SecretWriter;
 }
 
 export interface DepsOverrides {
@@ -62,7 +64,7 @@ export interface DepsOverrides {
   webhookDelivery?: DeliveryOverrides;
   /** How dashboard sign-in tokens are verified (tests: firebase-admin against a local certificate server). */
   operatorTokens?: OperatorTokenVerifier;
-  /** Where the dashboard writes webhook signing secrets (tests: a temporary file). */
+  /** Where the dashboard writes and the webhook worker deletes webhook signing secrets (tests: a temporary file). */
   operatorSecrets?: SecretWriter;
 }
 
@@ -74,8 +76,9 @@ export function createDeps(overrides: DepsOverrides = {}): RootDeps {
     logs.rateLimiterFailedOpen(id.projectId, id.env, id.bucket, err instanceof Error ? err.message : String(err)),
   );
   const tasks = overrides.tasks ?? new InProcessTaskQueue();
-  const deps: RootDeps = { db, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails, settings), webhookDelivery: overrides.webhookDelivery,
-    operators: new OperatorAuthenticator(db, { clock, tasks, tokens: overrides.operatorTokens ?? firebaseIdTokenVerifier(), allowLoopbackWebhooks: settings.webhooksAllowLoopback, secrets: overrides.operatorSecrets }) };
+  const secretWriter = overrides.operatorSecrets ?? deferredOperatorSecretWriter();
+  const deps: RootDeps = { db, secretWriter, clock, settings, keys: new KeyAuthenticator(db, clock), limiter, tasks, liveness: overrides.liveness ?? firestoreLiveness, secrets: overrides.secrets ?? createSecretStore(clock), idTokens: overrides.idTokens ?? new JoseIdTokenVerifier(db), rails: createRailEdges(overrides.rails, settings), webhookDelivery: overrides.webhookDelivery,
+    operators: new OperatorAuthenticator(db, { clock, tasks, tokens: overrides.operatorTokens ?? firebaseIdTokenVerifier(), allowLoopbackWebhooks: settings.webhooksAllowLoopback, secrets: secretWriter }) };
   logs.started(describeSettings(settings));
   const standIns = railStandIns(deps.rails);
   if (standIns.length > 0) logs.railStandIns(standIns);

@@ -1,3 +1,5 @@
+import { isDeployedFunction } from './deployment';
+
 /**
  * All settings, read and validated once. A bad value fails loudly at start. Secrets are never
  * settings: they are read lazily through the secret store (see secrets/).
@@ -12,7 +14,8 @@ export interface Settings {
   /** Default telemetry retention in days when a project sets none. */
   telemetryRetentionDays: number;
   /**
-   * Rail stand-ins for local development and CI (defaults keep deployed behaviour): Apple's
+   * Rail stand-ins for local development and CI (defaults keep deployed behaviour; a deployed
+   * function refuses to start with any of them): Apple's
    * online checks (OCSP revocation, expiry at today's date), and the base URLs of Stripe's API,
    * the Play Developer API and the keys that sign Google's Pub/Sub push tokens.
    */
@@ -61,11 +64,13 @@ function httpUrl(name: string): URL | null {
   return url;
 }
 
-/** A boolean (default off) that a deployed function refuses to start with. */
-function localOnly(name: string): boolean {
-  const value = bool(name, false);
-  const deployed = Boolean(process.env.K_SERVICE) && process.env.FUNCTIONS_EMULATOR !== 'true';
-  if (value && deployed) throw new Error(`Setting ${name} is for local development only; remove it from the deployed configuration.`);
+/**
+ * Settings for the emulator, the local runner and tests only (loopback webhooks, the rails'
+ * stand-ins): a deployed function refuses to start with any of them in effect, so a leftover
+ * line in functions/.env cannot point production at a fake or switch a check off.
+ */
+function localOnly<T>(name: string, value: T, inEffect: (value: T) => boolean): T {
+  if (inEffect(value) && isDeployedFunction()) throw new Error(`Setting ${name} is for local development only; remove it from the deployed configuration.`);
   return value;
 }
 
@@ -75,10 +80,10 @@ export function loadSettings(): Settings {
     enforceSdkFloor: bool('TESSERA_ENFORCE_SDK_FLOOR', false),
     exposeRoundTrips: bool('TESSERA_EXPOSE_ROUND_TRIPS', false),
     telemetryRetentionDays: positiveInt('TESSERA_TELEMETRY_RETENTION_DAYS', 90),
-    appleOnlineChecks: bool('TESSERA_APPLE_ONLINE_CHECKS', true),
-    stripeApiUrl: httpUrl('TESSERA_STRIPE_API_URL'),
-    playApiUrl: httpUrl('TESSERA_PLAY_API_URL'),
-    googlePushJwksUrl: httpUrl('TESSERA_GOOGLE_PUSH_JWKS_URL'),
-    webhooksAllowLoopback: localOnly('TESSERA_WEBHOOKS_ALLOW_LOOPBACK'),
+    appleOnlineChecks: localOnly('TESSERA_APPLE_ONLINE_CHECKS', bool('TESSERA_APPLE_ONLINE_CHECKS', true), (on) => !on),
+    stripeApiUrl: localOnly('TESSERA_STRIPE_API_URL', httpUrl('TESSERA_STRIPE_API_URL'), Boolean),
+    playApiUrl: localOnly('TESSERA_PLAY_API_URL', httpUrl('TESSERA_PLAY_API_URL'), Boolean),
+    googlePushJwksUrl: localOnly('TESSERA_GOOGLE_PUSH_JWKS_URL', httpUrl('TESSERA_GOOGLE_PUSH_JWKS_URL'), Boolean),
+    webhooksAllowLoopback: localOnly('TESSERA_WEBHOOKS_ALLOW_LOOPBACK', bool('TESSERA_WEBHOOKS_ALLOW_LOOPBACK', false), Boolean),
   };
 }

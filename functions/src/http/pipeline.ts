@@ -17,9 +17,10 @@ import type { EnvScope } from '../store/scope';
 /**
  * The one request pipeline every endpoint group runs, in the spec's verification order:
  * request id → CORS / preflight → path normalisation → route and its parameters (strict URL
- * decoding) → body limit, JSON parsing and the request-text rules (UTF-8, well-formed Unicode,
- * nesting; README.md) → key extraction and lookup → platform lock → the route's scope → rate limit → envelope
- * environment → query (strict URL decoding) and validation → handler → error envelope. The Express app it returns is what the functions export and what
+ * decoding) → key extraction and lookup → platform lock → the route's scope → rate limit (all
+ * from the headers: nothing unauthenticated reads a body) → body limit, JSON parsing and the
+ * request-text rules (UTF-8, well-formed Unicode, nesting; README.md; not for `rawBody` routes)
+ * → envelope environment → query (strict URL decoding) and validation → handler → error envelope. The Express app it returns is what the functions export and what
  * the local runner mounts.
  */
 export function createApiApp(routes: readonly CompiledRoute[], given: Deps): Express {
@@ -57,6 +58,7 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
   res.set('X-Request-Id', requestId);
   const path = canonicalPath(req.path);
   let scope: EnvScope | null = null;
+  let bodyRead = false;
   try {
     if (req.method === 'OPTIONS') return answerPreflight(req, res);
     setResponseCors(req, res);
@@ -64,9 +66,8 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
     if (!match) throw new ApiError('missing_required_param', `Unknown route: ${req.method} ${path}.`);
     const { route, params } = match;
 
-    const rawBody = req.method === 'GET' ? Buffer.alloc(0) : await readRawBody(req, route.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
-    const parsedBody = route.method === 'GET' ? {} : parseJsonBody(rawBody, req.get('content-type'));
-
+    // Who is calling is decided from the headers alone, before a byte of the body is read or
+    // parsed: an unauthenticated request costs no body reading, parsing or memory.
     let auth: AuthContext | null = null;
     let operator: OperatorContext | null = null;
     if (route.key === 'operator') {
@@ -75,8 +76,12 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
       ({ auth, scope } = await authorise(req, route, deps));
       requireScope(route, auth);
       if (route.rateLimit) await enforceRateLimit(deps, auth, route.rateLimit);
-      checkEnvelopeEnvironment(parsedBody, auth);
     }
+
+    bodyRead = true;
+    const rawBody = req.method === 'GET' ? Buffer.alloc(0) : await readRawBody(req, route.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
+    const parsedBody = route.method === 'GET' ? {} : route.rawBody ? undefined : parseJsonBody(rawBody, req.get('content-type'));
+    if (auth) checkEnvelopeEnvironment(parsedBody, auth);
     route.beforeValidation?.({ body: parsedBody, header: (name) => req.get(name), deps });
     const rawQuery = parseQueryString(req.originalUrl ?? req.url);
     const query = route.validateQuery ? route.validateQuery(rawQuery) : rawQuery;
@@ -117,6 +122,8 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
       logs.requestRejected(requestId, req.method, path, error.status, error.code, error.internal);
     }
     if (res.headersSent) return;
+    // A body never read is discarded as it arrives (never buffered), so the client can read the answer.
+    if (!bodyRead) req.resume();
     if (error.headers) res.set(error.headers);
     if (deps.settings.exposeRoundTrips) res.set('X-Tessera-Round-Trips', String(roundTrips.count));
     res.status(error.status).set('Cache-Control', 'no-store').json(toErrorBody(error, requestId));

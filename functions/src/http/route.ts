@@ -95,6 +95,12 @@ export interface RouteSpec<Body = unknown, Query = Record<string, string>> {
   beforeValidation?: (request: PreValidationRequest) => void;
   /** Largest accepted body in bytes; defaults to DEFAULT_BODY_LIMIT. */
   maxBodyBytes?: number;
+  /**
+   * Self-verifying routes (rail webhooks, `key: 'none'`): the pipeline reads the bytes within the
+   * limit but neither parses nor judges them; `ctx.body` is undefined and the handler parses
+   * `ctx.rawBody` once its signature or token verified.
+   */
+  rawBody?: boolean;
   /** Heartbeat only: a web key with an empty allowlist passes the lock (first-origin learning). */
   allowEmptyWebAllowlist?: boolean;
   /** `Cache-Control` for successful responses. */

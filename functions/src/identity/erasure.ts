@@ -3,7 +3,7 @@ import type { RootDeps } from '../app/deps';
 import { appendAudit, auditRef } from '../audit/append';
 import { EVENTS } from '../events/model';
 import { erasePendingEvents } from '../events/pendingBatches';
-import { reportErasureQueries } from '../reports/erasure';
+import { ERASED_GROUP_FIELDS, reportErasureQueries } from '../reports/erasure';
 import { EnvScope } from '../store/scope';
 import { customerErasedEvent } from '../webhooks/customerEvents';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
@@ -11,7 +11,7 @@ import { appendWebhookEvent } from '../webhooks/outbox';
 import { IDENTITY_CONFLICTS } from './conflictModel';
 import { erasureCompletedEventId, isErasurePayload, pendingErasureRef, erasureTaskId, type ErasurePayload } from './erasureModel';
 import { identityLogs } from './logs';
-import { IDENTITY_INDEX, type CustomerRecord, type IdentityKind } from './model';
+import { CUSTOMERS, IDENTITY_INDEX, type CustomerRecord, type IdentityKind } from './model';
 import { customerRef } from './refs';
 
 /**
@@ -31,8 +31,10 @@ export type ErasureOutcome = 'erased' | 'already_erased' | 'not_pending' | 'unkn
  * transaction records completion once. Deletes the customer's developer and anonymous
  * identifiers (and with them the device bindings), email, traits, telemetry keyed to the
  * customer or to those identifiers, the merge conflicts naming them, and what the reports hold of
- * the customer (error-group memberships and samples, reports/erasure.ts). Keeps grants,
- * projections, rail identifiers and the audit log (never deleted by erasure).
+ * the customer (error-group memberships; the sample, message and name of groups whose latest
+ * error was the customer's, reports/erasure.ts); the same for every customer merged into it,
+ * whose records keep only `mergedInto` and rail identifiers. Keeps grants, projections, rail
+ * identifiers and the audit log (never deleted by erasure). identity/README.md › Erasure lists it all.
  */
 export async function runErasure(deps: RootDeps, payload: ErasurePayload): Promise<ErasureOutcome> {
   const scope = new EnvScope(deps.db, payload.projectId, payload.env);
@@ -54,28 +56,39 @@ export async function runErasure(deps: RootDeps, payload: ErasurePayload): Promi
   const anonymousIds = personal.filter((i) => i.kind === 'anonymous').map((i) => i.id);
   const deleted: Record<string, number> = {};
 
+  // The device bindings go first: from then on no identifier reaches the person.
   const identities = await scope.collection(IDENTITY_INDEX).where('customerId', '==', payload.customerId).get();
   deleted.identities = await deleteAll(
     deps.db,
     identities.docs.filter((d) => !RAIL_KINDS.has(d.get('kind') as IdentityKind)).map((d) => d.ref),
   );
 
-  deleted.pendingEvents = await erasePendingEvents(scope, { customerId: payload.customerId, developerIds, anonymousIds });
+  // The person is also every customer merged into this one (their identifiers moved here; their
+  // records, events and report entries did not): each is erased alike.
+  const mergedAway = await mergedInto(scope, payload.customerId);
+  const customerIds = [payload.customerId, ...mergedAway];
+
+  deleted.pendingEvents = 0;
+  for (const customerId of customerIds) {
+    deleted.pendingEvents += await erasePendingEvents(scope, { customerId, developerIds: customerId === payload.customerId ? developerIds : [], anonymousIds: customerId === payload.customerId ? anonymousIds : [] });
+  }
   const events = scope.collection(EVENTS);
-  const eventQueries: Query[] = [events.where('serviceCustomerId', '==', payload.customerId)];
+  const eventQueries: Query[] = customerIds.map((customerId) => events.where('serviceCustomerId', '==', customerId));
   for (const ids of chunks(developerIds, IN_LIMIT)) eventQueries.push(events.where('hints.developerUserId', 'in', ids));
   for (const ids of chunks(anonymousIds, IN_LIMIT)) eventQueries.push(events.where('hints.anonymousId', 'in', ids));
   deleted.events = await deleteQueries(deps.db, eventQueries);
 
-  const reports = reportErasureQueries(scope, payload.customerId);
-  deleted.errorGroupMemberships = await deleteQueries(deps.db, [reports.memberships]);
-  deleted.errorSamples = await dropSamples(deps.db, reports.samples);
+  const reports = customerIds.map((customerId) => reportErasureQueries(scope, customerId));
+  deleted.errorGroupMemberships = await deleteQueries(deps.db, reports.map((r) => r.memberships));
+  deleted.errorSamples = 0;
+  for (const { samples } of reports) deleted.errorSamples += await scrubGroups(deps.db, samples);
 
   const conflicts = scope.collection(IDENTITY_CONFLICTS);
-  deleted.conflicts = await deleteQueries(deps.db, [
-    conflicts.where('canonicalCustomerId', '==', payload.customerId),
-    conflicts.where('otherCustomerIds', 'array-contains', payload.customerId),
-  ]);
+  deleted.conflicts = await deleteQueries(deps.db, customerIds.flatMap((customerId) => [
+    conflicts.where('canonicalCustomerId', '==', customerId),
+    conflicts.where('otherCustomerIds', 'array-contains', customerId),
+  ]));
+  deleted.mergedCustomers = await scrubMergedCustomers(deps.db, scope, mergedAway, deps.clock.now());
 
   const now = deps.clock.now();
   // `customer.erased`, in the completion's transaction (with its audit entry, once); no personal data.
@@ -143,17 +156,59 @@ async function deleteQueries(db: Firestore, queries: Query[]): Promise<number> {
   return count;
 }
 
-/** Drops the latest sample of every error group the query matches (the group and its counts stay). */
-async function dropSamples(db: Firestore, query: Query): Promise<number> {
+/** Scrubs every error group whose latest sample the query matches: sample, message and name (the group and its counts stay). */
+async function scrubGroups(db: Firestore, query: Query): Promise<number> {
   let count = 0;
   for (;;) {
     const page = await query.limit(BATCH_LIMIT).get();
     if (page.empty) return count;
     const batch = db.batch();
-    for (const doc of page.docs) batch.update(doc.ref, { sample: null, sampleCustomerId: null });
+    for (const doc of page.docs) batch.update(doc.ref, { ...ERASED_GROUP_FIELDS });
     await batch.commit();
     count += page.size;
   }
+}
+
+/** Every customer merged (directly or through another merged one) into `customerId`. */
+async function mergedInto(scope: EnvScope, customerId: string): Promise<string[]> {
+  const found: string[] = [];
+  const seen = new Set([customerId]);
+  let frontier = [customerId];
+  while (frontier.length > 0) {
+    const next: string[] = [];
+    for (const ids of chunks(frontier, IN_LIMIT)) {
+      const page = await scope.collection(CUSTOMERS).where('mergedInto', 'in', ids).get();
+      for (const doc of page.docs) {
+        if (seen.has(doc.id)) continue;
+        seen.add(doc.id);
+        found.push(doc.id);
+        next.push(doc.id);
+      }
+    }
+    frontier = next;
+  }
+  return found;
+}
+
+/**
+ * A merged-away record keeps only what routes a lookup to its canonical customer (status,
+ * `mergedInto`) and its rail identifiers: its email and traits go, so that neither the record
+ * nor the dashboard's search by email finds the person any more.
+ */
+async function scrubMergedCustomers(db: Firestore, scope: EnvScope, customerIds: string[], now: number): Promise<number> {
+  let count = 0;
+  for (const group of chunks(customerIds, BATCH_LIMIT)) {
+    const snapshots = await db.getAll(...group.map((id) => customerRef(scope, id)));
+    const batch = db.batch();
+    for (const snapshot of snapshots) {
+      const record = snapshot.data() as CustomerRecord | undefined;
+      if (!record) continue;
+      batch.update(snapshot.ref, { email: null, traits: {}, identities: (record.identities ?? []).filter((i) => RAIL_KINDS.has(i.kind)), updatedAt: now });
+      count += 1;
+    }
+    await batch.commit();
+  }
+  return count;
 }
 
 async function deleteAll(db: Firestore, refs: DocumentReference[]): Promise<number> {

@@ -57,7 +57,7 @@ export class StripeSubscriptionReader {
       if (!config.stripe) return { unavailable: 'stripe_not_configured' };
       let secretKey: string;
       try {
-        secretKey = await this.deps.secrets.read(config.stripe.secretKeyRef);
+        secretKey = await this.deps.secrets.read(this.scope.projectId, config.stripe.secretKeyRef);
       } catch {
         return { unavailable: 'stripe_secret_unavailable' };
       }

@@ -1,4 +1,5 @@
 import type { JSONSchemaType } from 'ajv';
+import { invalidParam } from '../http/errors';
 import { route } from '../http/route';
 import { UUID_PATTERN } from '../identity/identifiers';
 import { withIdempotency } from './idempotency';
@@ -12,6 +13,23 @@ export interface SyncBody extends AppleSyncInput {
   rail: 'apple';
   /** Accepted for older SDKs, not used: the verified transaction says its environment. */
   environment?: string;
+}
+
+/**
+ * Where each other rail's purchases arrive. Checked before the schema: a caller that names
+ * another rail (the public React Native SDK sends `google`) learns where to go, not that
+ * `signedTransactionInfo` is missing.
+ */
+const ELSEWHERE: Record<string, string> = {
+  google: 'Google Play purchases arrive through the Play webhook (Real-time developer notifications to /v1/webhooks/google/{projectId}), not through purchase sync',
+  stripe: 'Stripe purchases arrive through the Stripe webhook (/v1/webhooks/stripe/{projectId}), not through purchase sync',
+};
+
+export function checkSyncRail(body: unknown): void {
+  const rail = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).rail : undefined;
+  if (typeof rail === 'string' && Object.hasOwn(ELSEWHERE, rail)) {
+    throw invalidParam(`Invalid value for \`rail\`: ${ELSEWHERE[rail]}; only \`apple\` is synced here.`);
+  }
 }
 
 const JWS = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$';
@@ -43,6 +61,7 @@ export const purchaseSyncRoute = route<SyncBody>({
   body: syncBodySchema,
   cacheControl: 'no-store',
   maxBodyBytes: 128 * 1024,
+  beforeValidation: ({ body }) => checkSyncRail(body),
   handler: async (ctx) => {
     const body = ctx.body;
     return withIdempotency(ctx, 'purchases.sync', async () => ({

@@ -3,7 +3,7 @@ import type { Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { operatorChangeEntry, CLI_ACTOR, type OperatorActor } from '../audit/operatorActor';
 import { DomainError } from '../errors/domain';
-import { isSecretRef } from '../secrets/store';
+import { isSecretName, projectSecretId } from '../secrets/store';
 import type { EnvScope } from '../store/scope';
 import { readRailsConfig, writeRailConfig, type AppleRailConfig, type ConfiguredRail, type GoogleRailConfig, type RailsConfig } from './config';
 
@@ -25,8 +25,19 @@ export function checkStripeRef(name: string, ref: string): string {
   if (STRIPE_SECRET_SHAPE.test(ref)) {
     throw invalid(`--${name} looks like a Stripe secret, not a reference: store the secret in Secret Manager (or .secrets.local.json locally) and pass its name.`);
   }
-  if (!isSecretRef(ref)) throw invalid(`--${name} must be a secret name (letters, digits, _ and -) or projects/P/secrets/S[/versions/V].`);
+  checkSecretName(name, ref);
   return ref;
+}
+
+/**
+ * A reference is a secret's name in this project's namespace (secrets/store.ts): the service
+ * reads `tessera-{projectId}-{name}`, so a project can only ever name its own secrets.
+ */
+function checkSecretName(option: string, ref: string): void {
+  if (ref.startsWith('projects/')) {
+    throw invalid(`--${option} must be a secret name, not a Secret Manager path: references resolve inside this project only (the secret tessera-<project id>-<name>).`);
+  }
+  if (!isSecretName(ref)) throw invalid(`--${option} must be a secret name (letters, digits, _ and -, at most 128).`);
 }
 
 /** A root certificate (DER or PEM bytes) as the base64 DER the verifier takes; null when it is none. */
@@ -91,9 +102,10 @@ export interface GoogleRailInput {
 
 export async function setGoogleRail(scope: EnvScope, input: GoogleRailInput, now: number, actor: OperatorActor = CLI_ACTOR) {
   if (!PACKAGE_NAME.test(input.packageName)) throw invalid('--package-name must be an Android package name (com.example.app).');
-  if (input.serviceAccountRef.trimStart().startsWith('{') || !isSecretRef(input.serviceAccountRef)) {
+  if (input.serviceAccountRef.trimStart().startsWith('{')) {
     throw invalid('--service-account-ref must name a secret (the service-account JSON stays in the secret manager).');
   }
+  checkSecretName('service-account-ref', input.serviceAccountRef);
   const current = (await readRailsConfig(scope)).google;
   const pushAudience = input.pushAudience ?? current?.pushAudience;
   if (!pushAudience) throw invalid('--push-audience is required: the audience set on the Pub/Sub push subscription’s authentication.');
@@ -123,6 +135,15 @@ export function describeApple(config: AppleRailConfig) {
   };
 }
 
+/** The secret id a stored reference resolves to; null for one that cannot resolve (set before references were names). */
+function secretIdOrNull(projectId: string, ref: string): string | null {
+  try {
+    return projectSecretId(projectId, ref);
+  } catch {
+    return null;
+  }
+}
+
 /** What `rails show` and the dashboard show: references and fingerprints, never a secret value. */
 export function describeRails(scope: EnvScope, config: RailsConfig) {
   return {
@@ -138,6 +159,11 @@ export function describeRails(scope: EnvScope, config: RailsConfig) {
           pushServiceAccountEmail: config.google.pushServiceAccountEmail ?? null,
         }
       : null,
+    // Where the service reads each reference: the secret ids to create in Secret Manager (or .secrets.local.json).
+    secretIds: {
+      ...(config.stripe ? { stripeSecretKey: secretIdOrNull(scope.projectId, config.stripe.secretKeyRef), stripeWebhookSecret: secretIdOrNull(scope.projectId, config.stripe.webhookSecretRef) } : {}),
+      ...(config.google ? { googleServiceAccount: secretIdOrNull(scope.projectId, config.google.serviceAccountRef) } : {}),
+    },
     webhooks: {
       stripe: `/v1/webhooks/stripe/${scope.projectId}`,
       apple: `/v1/webhooks/apple/${scope.projectId}`,

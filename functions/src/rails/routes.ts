@@ -6,12 +6,14 @@ import { handleStripeNotification } from './stripe/notification';
 /**
  * Inbound rail notifications, mounted by app/groups.ts in the `webhooks` group. They take no
  * API key: each verifies itself the way its rail documents, on the raw body, before any
- * environment-scoped data is touched.
+ * environment-scoped data is touched. `rawBody`: the pipeline hands them the bytes unparsed,
+ * so a body is judged (and a verified but unusable one journaled) only after verification.
  */
 export const stripeWebhookRoute = route({
   method: 'POST',
   path: '/v1/webhooks/stripe/:projectId',
   key: 'none',
+  rawBody: true,
   cacheControl: 'no-store',
   handler: handleStripeNotification,
 });
@@ -20,6 +22,7 @@ export const appleWebhookRoute = route({
   method: 'POST',
   path: '/v1/webhooks/apple/:projectId',
   key: 'none',
+  rawBody: true,
   cacheControl: 'no-store',
   handler: handleAppleNotification,
 });
@@ -28,6 +31,7 @@ export const googleWebhookRoute = route({
   method: 'POST',
   path: '/v1/webhooks/google/:projectId',
   key: 'none',
+  rawBody: true,
   cacheControl: 'no-store',
   handler: handleGoogleNotification,
 });

@@ -24,6 +24,7 @@ export const customersRoute = route<unknown, CustomersQuery>({
   path: '/v1/reports/customers',
   key: 'secret',
   scope: 'reporting:identity',
+  rateLimit: 'reports',
   cacheControl: 'private, no-store',
   query: customersQuerySchema,
   handler: async (ctx) => {

@@ -24,6 +24,7 @@ export const errorsRoute = route<unknown, ErrorsQuery>({
   path: '/v1/reports/errors',
   key: 'secret',
   scope: 'errors:read',
+  rateLimit: 'reports',
   cacheControl: 'private, no-store',
   query: errorsQuerySchema,
   handler: async (ctx) => {
@@ -38,6 +39,7 @@ export const errorDetailRoute = route({
   path: '/v1/reports/errors/:fingerprint',
   key: 'secret',
   scope: 'errors:read',
+  rateLimit: 'reports',
   cacheControl: 'private, no-store',
   handler: async (ctx) => ({ body: { object: 'error_group', data: await errorGroupDetail(ctx.scope, ctx.params.fingerprint ?? '') } }),
 });

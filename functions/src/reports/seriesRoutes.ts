@@ -17,6 +17,7 @@ function seriesRoute(path: string, scope: Scope, report: (scope: EnvScope, range
     path,
     key: 'secret',
     scope,
+    rateLimit: 'reports',
     cacheControl: 'private, no-store',
     query: rangeQuerySchema,
     handler: async (ctx) => {

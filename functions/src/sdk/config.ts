@@ -16,6 +16,14 @@ export const DEFAULT_ERROR_NOISE_DENY_LIST = {
   urlPatterns: ['^(chrome|moz|safari(-web)?)-extension://'],
 };
 
+/**
+ * The config is public for 60 s (the spec's), so a shared cache (a CDN in front of Hosting) may
+ * keep it: every request header that selects the key (and so the app, environment and allowed
+ * origins), passes the platform lock, or changes the body (the SDK surface) is named here, so a
+ * cache never answers one caller with another app's config.
+ */
+export const CONFIG_VARY = ['Authorization', 'Service-Api-Key', 'Origin', 'X-Service-Bundle-Id', 'X-Service-Package-Name', 'Service-Sdk-Version'].join(', ');
+
 export const configRoute = route({
   method: 'GET',
   path: '/v1/config',
@@ -27,6 +35,7 @@ export const configRoute = route({
     const settings = (snapshot.exists ? snapshot.data() : {}) as SdkSettings;
     const surface = parseSdkVersion(ctx.header('service-sdk-version'))?.surface ?? DEFAULT_SURFACE[auth.platform];
     return {
+      headers: { Vary: CONFIG_VARY },
       body: {
         object: 'config',
         env: auth.wireEnv,

@@ -1,16 +1,23 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../clock';
+import { isDeployedFunction } from '../config/deployment';
 import { REPO_ROOT } from '../local/paths';
 
 /**
  * Rail credentials (Stripe secret keys, webhook signing secrets, service accounts) never live
- * in Firestore: project configuration holds a reference, and a SecretStore resolves it at the
- * moment of use. Values are never logged, returned or printed; errors name the reference only.
+ * in Firestore: project configuration holds a secret's *name*, and a SecretStore resolves it at
+ * the moment of use, inside the project that names it. Values are never logged, returned or
+ * printed; errors name the secret only.
+ *
+ * Tenants' secrets belong to their tenant: a name resolves only in its project's namespace, the
+ * secret id `tessera-{projectId}-{name}` that the store builds (`projectSecretId`). No reference
+ * can name another project's secret (nor any other secret of the Google Cloud project): there
+ * is no full `projects/…/secrets/…` form.
  */
 export interface SecretStore {
-  /** The secret's current value; throws SecretUnavailableError when it cannot be read. */
-  read(ref: string): Promise<string>;
+  /** The current value of project `projectId`'s secret `name`; throws SecretUnavailableError when it cannot be read. */
+  read(projectId: string, name: string): Promise<string>;
 }
 
 export class SecretUnavailableError extends Error {
@@ -23,24 +30,24 @@ export class SecretUnavailableError extends Error {
   }
 }
 
+/** A secret's name as an operator gives it (rail settings) or Tessera mints it (webhook signing secrets). */
+const SECRET_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 /**
- * References: a short secret id (`stripe-test-secret-key`, resolved in the current Google
- * Cloud project at version `latest`), or a full Secret Manager name
- * (`projects/P/secrets/S` or `projects/P/secrets/S/versions/V`).
+ * Project ids that prefix a secret id unambiguously: no `-`, so `tessera-{projectId}-` ends at
+ * the first `-` after the prefix and no two (project, name) pairs share an id. Every id Tessera
+ * mints (`proj_` + base62) is one.
  */
-const SHORT_REF = /^[A-Za-z0-9_-]{1,255}$/;
-const FULL_REF = /^projects\/([A-Za-z0-9_.:-]+)\/secrets\/([A-Za-z0-9_-]{1,255})(?:\/versions\/([A-Za-z0-9_-]+))?$/;
+const NAMESPACED_PROJECT_ID = /^[A-Za-z0-9_]{1,100}$/;
 
-export function isSecretRef(ref: string): boolean {
-  return SHORT_REF.test(ref) || FULL_REF.test(ref);
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
 }
 
-/** The secret id a reference names (the last meaningful segment). */
-export function secretIdOf(ref: string): string {
-  const full = FULL_REF.exec(ref);
-  if (full) return full[2];
-  if (SHORT_REF.test(ref)) return ref;
-  throw new SecretUnavailableError(ref, 'not a secret reference');
+/** The secret id (Secret Manager id, key of `.secrets.local.json`) of project `projectId`'s secret `name`. */
+export function projectSecretId(projectId: string, name: string): string {
+  if (!SECRET_NAME.test(name)) throw new SecretUnavailableError(name, 'not a secret name (letters, digits, _ and -; it resolves inside its own project only)');
+  if (!NAMESPACED_PROJECT_ID.test(projectId)) throw new SecretUnavailableError(name, `project id ${projectId} cannot prefix a secret id`);
+  return `tessera-${projectId}-${name}`;
 }
 
 /** How long a Secret Manager value is reused before it is read again (rotation shows up within this). */
@@ -63,7 +70,8 @@ export class SecretManagerStore implements SecretStore {
     this.client = client ?? null;
   }
 
-  async read(ref: string): Promise<string> {
+  async read(projectId: string, secretName: string): Promise<string> {
+    const ref = projectSecretId(projectId, secretName);
     const name = this.resourceName(ref);
     const now = this.clock.now();
     const cached = this.cache.get(name);
@@ -81,13 +89,11 @@ export class SecretManagerStore implements SecretStore {
     return value;
   }
 
-  private resourceName(ref: string): string {
-    const full = FULL_REF.exec(ref);
-    if (full) return `projects/${full[1]}/secrets/${full[2]}/versions/${full[3] ?? 'latest'}`;
-    if (!SHORT_REF.test(ref)) throw new SecretUnavailableError(ref, 'not a secret reference');
+  /** The latest version of the secret id, in the Google Cloud project the functions run in. */
+  private resourceName(secretId: string): string {
     const project = this.projectId();
-    if (!project) throw new SecretUnavailableError(ref, 'no Google Cloud project to resolve a short reference in');
-    return `projects/${project}/secrets/${ref}/versions/latest`;
+    if (!project) throw new SecretUnavailableError(secretId, 'no Google Cloud project to resolve the secret in');
+    return `projects/${project}/secrets/${secretId}/versions/latest`;
   }
 
   private async accessClient(): Promise<AccessClient> {
@@ -100,27 +106,29 @@ export class SecretManagerStore implements SecretStore {
   }
 }
 
-/** Git-ignored file of local secrets at the repository root: `{ "<ref>": "<value>" }`. */
+/** Git-ignored file of local secrets at the repository root: `{ "<secret id>": "<value>" }`. */
 export const LOCAL_SECRETS_FILE = join(REPO_ROOT, '.secrets.local.json');
 
-/** `stripe-test-secret-key` → `TESSERA_SECRET_STRIPE_TEST_SECRET_KEY`. */
-export function secretEnvVarName(ref: string): string {
-  return `TESSERA_SECRET_${secretIdOf(ref).toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+/** (`proj_demo`, `stripe-test-secret-key`) → `TESSERA_SECRET_TESSERA_PROJ_DEMO_STRIPE_TEST_SECRET_KEY`. */
+export function secretEnvVarName(projectId: string, name: string): string {
+  return `TESSERA_SECRET_${projectSecretId(projectId, name).toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
 /**
- * Local adapter (local runner, CLI, tests): an environment variable named after the reference
- * first, then the git-ignored `.secrets.local.json`. The file is re-read on each call so edits
- * apply without a restart.
+ * Local adapter (local runner, CLI, tests): an environment variable named after the secret id
+ * first, then the git-ignored `.secrets.local.json` keyed by secret id. The file is re-read on
+ * each call so edits apply without a restart.
  */
 export class LocalSecretStore implements SecretStore {
   constructor(
     private readonly options: { environment?: Record<string, string | undefined>; file?: string | null } = {},
   ) {}
 
-  async read(ref: string): Promise<string> {
+  async read(projectId: string, name: string): Promise<string> {
+    const ref = projectSecretId(projectId, name);
+    const envVar = secretEnvVarName(projectId, name);
     const environment = this.options.environment ?? process.env;
-    const fromEnv = environment[secretEnvVarName(ref)];
+    const fromEnv = environment[envVar];
     if (fromEnv) return fromEnv;
     const file = this.options.file === undefined ? LOCAL_SECRETS_FILE : this.options.file;
     if (file && existsSync(file)) {
@@ -133,7 +141,7 @@ export class LocalSecretStore implements SecretStore {
       const value = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)[ref] : undefined;
       if (typeof value === 'string' && value !== '') return value;
     }
-    throw new SecretUnavailableError(ref, `set ${secretEnvVarName(ref)} or add it to .secrets.local.json`);
+    throw new SecretUnavailableError(ref, `set ${envVar} or add it to .secrets.local.json`);
   }
 }
 
@@ -146,7 +154,6 @@ export function createSecretStore(clock: Clock, environment: Record<string, stri
   if (choice !== undefined && choice !== '' && choice !== 'secret-manager' && choice !== 'local') {
     throw new Error(`Setting TESSERA_SECRET_STORE must be secret-manager or local, got '${choice}'.`);
   }
-  const deployed = Boolean(environment.K_SERVICE) && environment.FUNCTIONS_EMULATOR !== 'true';
-  const useSecretManager = choice ? choice === 'secret-manager' : deployed;
+  const useSecretManager = choice ? choice === 'secret-manager' : isDeployedFunction(environment);
   return useSecretManager ? new SecretManagerStore(clock) : new LocalSecretStore();
 }

@@ -1,36 +1,32 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { LOCAL_SECRETS_FILE, SecretUnavailableError } from './store';
+import { LOCAL_SECRETS_FILE, projectSecretId, SecretUnavailableError } from './store';
 
 /**
- * Where operator commands put a secret that Tessera itself generates (webhook signing secrets):
- * the same stores `SecretStore` reads, under a short reference. The value is never logged,
- * stored in Firestore or returned by these functions.
+ * Where Tessera puts a secret it generates itself (webhook signing secrets): the same stores
+ * `SecretStore` reads, in the project's namespace (`tessera-{projectId}-{name}`), so the
+ * secret's id carries its project. The value is never logged, stored in Firestore or returned
+ * by these functions.
  */
 export interface SecretWriter {
-  /** Stores `value` under the short reference `ref` (a new secret; fails when it exists). */
-  create(ref: string, value: string): Promise<void>;
-  /** Removes the secret (best effort cleanup after a failed write; absent is fine). */
-  remove(ref: string): Promise<void>;
-}
-
-const WRITABLE_REF = /^[A-Za-z0-9_-]{1,255}$/;
-
-function checkRef(ref: string): void {
-  if (!WRITABLE_REF.test(ref)) throw new SecretUnavailableError(ref, 'a written secret needs a short reference');
+  /** Stores `value` as project `projectId`'s secret `name` (a new secret; fails when it exists). */
+  create(projectId: string, name: string, value: string): Promise<void>;
+  /** Deletes the secret (a failed write's cleanup, a signing secret whose grace ended); absent is fine. */
+  remove(projectId: string, name: string): Promise<void>;
 }
 
 /** Locally: the git-ignored `.secrets.local.json` that LocalSecretStore reads (owner-only permissions). */
 export class LocalSecretWriter implements SecretWriter {
   constructor(private readonly file: string = LOCAL_SECRETS_FILE) {}
 
-  async create(ref: string, value: string): Promise<void> {
-    checkRef(ref);
+  async create(projectId: string, name: string, value: string): Promise<void> {
+    const ref = projectSecretId(projectId, name);
     const secrets = this.readAll();
     if (ref in secrets) throw new SecretUnavailableError(ref, 'a secret with this reference exists');
     this.writeAll({ ...secrets, [ref]: value });
   }
 
-  async remove(ref: string): Promise<void> {
+  async remove(projectId: string, name: string): Promise<void> {
+    const ref = projectSecretId(projectId, name);
     const secrets = this.readAll();
     if (!(ref in secrets)) return;
     delete secrets[ref];
@@ -62,6 +58,9 @@ interface SecretManagerWriteClient {
   deleteSecret(request: { name: string }): Promise<unknown>;
 }
 
+/** gRPC status of a secret that does not exist. */
+const NOT_FOUND = 5;
+
 /** Deployed: a Secret Manager secret per reference in the Google Cloud project, its value as version 1. */
 export class SecretManagerWriter implements SecretWriter {
   private client: SecretManagerWriteClient | null;
@@ -73,8 +72,8 @@ export class SecretManagerWriter implements SecretWriter {
     this.client = client ?? null;
   }
 
-  async create(ref: string, value: string): Promise<void> {
-    checkRef(ref);
+  async create(projectId: string, secretName: string, value: string): Promise<void> {
+    const ref = projectSecretId(projectId, secretName);
     const client = await this.writeClient();
     const name = `projects/${this.projectId}/secrets/${ref}`;
     try {
@@ -85,9 +84,14 @@ export class SecretManagerWriter implements SecretWriter {
     }
   }
 
-  async remove(ref: string): Promise<void> {
-    checkRef(ref);
-    await (await this.writeClient()).deleteSecret({ name: `projects/${this.projectId}/secrets/${ref}` });
+  async remove(projectId: string, secretName: string): Promise<void> {
+    const ref = projectSecretId(projectId, secretName);
+    try {
+      await (await this.writeClient()).deleteSecret({ name: `projects/${this.projectId}/secrets/${ref}` });
+    } catch (err) {
+      if ((err as { code?: unknown }).code === NOT_FOUND) return; // deleted already (a retried retirement)
+      throw new SecretUnavailableError(ref, err instanceof Error ? err.message : 'Secret Manager request failed');
+    }
   }
 
   private async writeClient(): Promise<SecretManagerWriteClient> {
@@ -111,4 +115,18 @@ export function createOperatorSecretWriter(environment: Record<string, string | 
   const project = environment.GCLOUD_PROJECT || environment.GOOGLE_CLOUD_PROJECT;
   if (!project) throw new Error('Writing to Secret Manager needs GCLOUD_PROJECT (the project the functions run in).');
   return new SecretManagerWriter(project);
+}
+
+/**
+ * The process's writer, chosen at its first use (most processes never write a secret, and the
+ * choice may need GCLOUD_PROJECT): what the dashboard's endpoint changes and the webhook
+ * worker's retirement of expired signing secrets write through.
+ */
+export function deferredOperatorSecretWriter(environment: Record<string, string | undefined> = process.env): SecretWriter {
+  let writer: SecretWriter | null = null;
+  const chosen = () => (writer ??= createOperatorSecretWriter(environment));
+  return {
+    create: (projectId, name, value) => chosen().create(projectId, name, value),
+    remove: (projectId, name) => chosen().remove(projectId, name),
+  };
 }

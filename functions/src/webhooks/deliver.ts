@@ -97,7 +97,7 @@ export async function deliver(deps: DeliveryDeps, task: DeliveryTask): Promise<D
   // Our own faults come before the claim: a secret store failure throws and the queue retries
   // with nothing claimed (the next run makes this same attempt).
   const refs = activeSecretRefs(endpoint!, deps.clock.now());
-  const secrets = await Promise.all(refs.map((ref) => deps.secrets.read(ref)));
+  const secrets = await Promise.all(refs.map((ref) => deps.secrets.read(endpoint!.projectId, ref)));
   const generations = [endpoint!.secret.generation, ...(refs.length > 1 ? [endpoint!.previousSecret!.generation] : [])];
   const claim = await claimAttempt(scope, deps, policy, task, event!, deliveryId);
   if (claim === 'finished') return 'repeated';

@@ -16,6 +16,7 @@ import {
   type WebhookEndpointRecord,
   type WebhookEventType,
 } from './model';
+import { retireSigningSecret } from './secretRetirement';
 import { mintSigningSecret, signingSecretRef } from './signingSecret';
 
 /**
@@ -101,13 +102,13 @@ function parseEventTypes(types: string[]): WebhookEventType[] {
   return unique as WebhookEventType[];
 }
 
-/** Writes the secret, runs `fn`, and removes the secret again when `fn` fails. */
-async function withNewSecret<T>(secrets: SecretWriter, ref: string, value: string, fn: () => Promise<T>): Promise<T> {
-  await secrets.create(ref, value);
+/** Writes the secret (in the project's namespace), runs `fn`, and removes the secret again when `fn` fails. */
+async function withNewSecret<T>(secrets: SecretWriter, projectId: string, ref: string, value: string, fn: () => Promise<T>): Promise<T> {
+  await secrets.create(projectId, ref, value);
   try {
     return await fn();
   } catch (err) {
-    await secrets.remove(ref).catch(() => undefined); // the original failure is what the operator needs
+    await secrets.remove(projectId, ref).catch(() => undefined); // the original failure is what the operator needs
     throw err;
   }
 }
@@ -177,7 +178,7 @@ export async function createEndpoint(scope: EnvScope, input: CreateEndpointInput
   const endpointId = `whep_${randomToken(24)}`;
   const secret = mintSigningSecret();
   const ref = signingSecretRef(endpointId, 1);
-  return withNewSecret(deps.secrets, ref, secret, () =>
+  return withNewSecret(deps.secrets, scope.projectId, ref, secret, () =>
     refusedAfterCommit(
       scope.runTransaction(async (tx) => {
         const project = await tx.get(scope.projectRef());
@@ -249,7 +250,7 @@ export async function deleteEndpoint(scope: EnvScope, endpointId: string, deps: 
     }),
   );
   const refs = allSecretRefs(record);
-  const results = await Promise.allSettled(refs.map((ref) => deps.secrets.remove(ref)));
+  const results = await Promise.allSettled(refs.map((ref) => deps.secrets.remove(scope.projectId, ref)));
   const secretsNotRemoved = refs.filter((_, i) => results[i].status === 'rejected' && !isNotFound((results[i] as PromiseRejectedResult).reason));
   return { endpointId, deleted: true, auditEventId, secretsRemoved: refs.length - secretsNotRemoved.length, secretsNotRemoved };
 }
@@ -333,7 +334,8 @@ export async function enableEndpoint(scope: EnvScope, endpointId: string, deps: 
 
 /**
  * Mints the next signing secret; the current one becomes the previous one and keeps signing for
- * `graceMs` (0: it stops at once). A secret older than that is no longer referenced.
+ * `graceMs` (0: it stops at once). The webhook worker deletes a previous secret when its grace
+ * ends (secretRetirement.ts); one that this rotation displaces before then is deleted here.
  */
 export async function rotateEndpointSecret(scope: EnvScope, endpointId: string, graceMs: number, deps: EndpointDeps): Promise<{ endpoint: EndpointView; secret: string; previousSecretExpiresAt: number; auditEventId: string }> {
   if (!Number.isFinite(graceMs) || graceMs < 0 || graceMs > MAX_SECRET_GRACE_MS) throw new DomainError('invalid_argument', 'Grace must be between 0 and 7 days.');
@@ -344,7 +346,7 @@ export async function rotateEndpointSecret(scope: EnvScope, endpointId: string, 
   const generation = (before.data() as WebhookEndpointRecord).secret.generation + 1;
   const secret = mintSigningSecret();
   const ref = signingSecretRef(endpointId, generation);
-  return withNewSecret(deps.secrets, ref, secret, () =>
+  const rotated = await withNewSecret(deps.secrets, scope.projectId, ref, secret, () =>
     refusedAfterCommit(scope.runTransaction(async (tx) => {
       const current = await readEndpointOrRefusal(tx, scope, endpointId);
       if (current instanceof Refusal) return current;
@@ -353,13 +355,21 @@ export async function rotateEndpointSecret(scope: EnvScope, endpointId: string, 
       const record: WebhookEndpointRecord = {
         ...current,
         secret: { ref, generation, createdAt: deps.now },
-        previousSecret: graceMs > 0 ? { ref: current.secret.ref, generation: current.secret.generation, expiresAt } : null,
+        // Kept even with no grace (it ends now), so that the worker deletes it like any other.
+        previousSecret: { ref: current.secret.ref, generation: current.secret.generation, expiresAt },
+        previousSecretRetiresAt: expiresAt,
         updatedAt: deps.now,
       };
-      tx.update(endpointRef(scope, endpointId), { secret: record.secret, previousSecret: record.previousSecret, updatedAt: deps.now });
+      tx.update(endpointRef(scope, endpointId), { secret: record.secret, previousSecret: record.previousSecret, previousSecretRetiresAt: expiresAt, updatedAt: deps.now });
       const from = current.disabled ? 'disabled' : 'enabled';
       const auditEventId = auditEndpointChange(tx, scope, deps, 'secret_rotated', record, from, `Operator rotated the signing secret of webhook endpoint ${endpointId}.`, { graceMs, previousSecretExpiresAt: expiresAt });
-      return { endpoint: toEndpointView(record, deps.now), secret, previousSecretExpiresAt: expiresAt, auditEventId };
+      // A previous secret not yet deleted (its grace may still run) is displaced by this one.
+      const displaced = current.previousSecret && current.previousSecretRetiresAt !== null ? current.previousSecret : null;
+      return { endpoint: toEndpointView(record, deps.now), secret, previousSecretExpiresAt: expiresAt, auditEventId, displaced };
     })),
   );
+  const { displaced, ...result } = rotated;
+  // No record names the displaced secret any more: delete it now (the worker never sees it again).
+  if (displaced) await retireSigningSecret(deps.secrets, scope.projectId, endpointId, displaced.ref);
+  return result;
 }

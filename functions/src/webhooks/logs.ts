@@ -14,4 +14,7 @@ export const webhookLogs = {
   endpointDisabled(projectId: string, env: string, endpointId: string, reason: string, auditEventId: string): void {
     logger.warn('webhook endpoint disabled by its deliveries', { projectId, env, endpointId, reason, auditEventId });
   },
+  signingSecretNotRetired(projectId: string, endpointId: string, ref: string, detail: string): void {
+    logger.error('webhook signing secret not deleted; retried by the next worker run if its endpoint still names it', { projectId, endpointId, ref, detail });
+  },
 };

@@ -28,6 +28,12 @@ export interface WebhookEndpointRecord {
   secret: { ref: string; generation: number; createdAt: number };
   /** The secret before the last rotation: it still signs until `expiresAt`. */
   previousSecret: { ref: string; generation: number; expiresAt: number } | null;
+  /**
+   * When the webhook worker deletes the previous secret from the secret store (its grace end);
+   * null once deleted (webhooks/secretRetirement.ts). Apart from `previousSecret` so that the
+   * worker never changes what signs a delivery.
+   */
+  previousSecretRetiresAt?: number | null;
 }
 
 export type EndpointDisabledReason = 'operator' | 'gone' | 'failing';

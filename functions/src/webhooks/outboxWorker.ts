@@ -2,22 +2,25 @@ import type { RootDeps } from '../app/deps';
 import { sweepDueExpiries, type ExpirySweepReport } from '../entitlements/expirySweep';
 import { outboxLogs } from './outboxLogs';
 import { relayUnfannedEvents, type RelayReport } from './relay';
+import { retireExpiredSigningSecrets, type SecretRetirementReport } from './secretRetirement';
 import { WEBHOOK_WORKER_INTERVAL_MS } from './outboxSchedule';
 
 /**
  * The webhook worker, every minute (`webhookWorker` in index.ts; in-process under `npm start`):
- * records the entitlement ends that passed (`entitlement.expired`), then relays outbox events
- * whose fan-out was lost. Both are idempotent: runs may overlap each other and the tasks.
+ * records the entitlement ends that passed (`entitlement.expired`), relays outbox events whose
+ * fan-out was lost, and deletes signing secrets whose grace ended. All are idempotent: runs may
+ * overlap each other and the tasks.
  */
 export interface WebhookWorkerReport {
   expiries: ExpirySweepReport;
   relay: RelayReport;
+  signingSecrets: SecretRetirementReport;
 }
 
 export async function runWebhookWorker(deps: RootDeps): Promise<WebhookWorkerReport> {
-  const report = { expiries: await sweepDueExpiries(deps), relay: await relayUnfannedEvents(deps) };
+  const report = { expiries: await sweepDueExpiries(deps), relay: await relayUnfannedEvents(deps), signingSecrets: await retireExpiredSigningSecrets(deps) };
   // Every minute: only a run that found something is worth a log line.
-  if (report.expiries.due + report.relay.waiting > 0) outboxLogs.workerRunCompleted({ ...report });
+  if (report.expiries.due + report.relay.waiting + report.signingSecrets.due > 0) outboxLogs.workerRunCompleted({ ...report });
   return report;
 }
 

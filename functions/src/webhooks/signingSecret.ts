@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { SecretUnavailableError } from '../secrets/store';
 import type { WebhookEndpointRecord } from './model';
 
 /**
@@ -11,9 +12,22 @@ export function mintSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-/** The secret-store reference of an endpoint's nth signing secret (one secret per generation, so a cached read is never stale). */
+/**
+ * The secret name of an endpoint's nth signing secret (one secret per generation, so a cached
+ * read is never stale). It lives in the endpoint's project namespace (the secret id is
+ * `tessera-{projectId}-webhook-{endpointId}-{generation}`, secrets/store.ts), so it carries its
+ * project, and reads check that a record names its own endpoint's secrets (`activeSecretRefs`).
+ */
 export function signingSecretRef(endpointId: string, generation: number): string {
-  return `tessera-webhook-${endpointId}-${generation}`;
+  return `webhook-${endpointId}-${generation}`;
+}
+
+/** Refuses a record whose reference is not the name its endpoint and generation give. */
+function ownSecretRef(endpointId: string, secret: { ref: string; generation: number }): string {
+  if (secret.ref !== signingSecretRef(endpointId, secret.generation)) {
+    throw new SecretUnavailableError(secret.ref, `not signing secret ${secret.generation} of webhook endpoint ${endpointId}`);
+  }
+  return secret.ref;
 }
 
 /**
@@ -22,7 +36,7 @@ export function signingSecretRef(endpointId: string, generation: number): string
  * verifier reads only the last `v1`: a receiver still holding the old secret keeps verifying
  * until the grace ends.
  */
-export function activeSecretRefs(record: Pick<WebhookEndpointRecord, 'secret' | 'previousSecret'>, now: number): string[] {
-  const previous = record.previousSecret && record.previousSecret.expiresAt > now ? [record.previousSecret.ref] : [];
-  return [record.secret.ref, ...previous];
+export function activeSecretRefs(record: Pick<WebhookEndpointRecord, 'endpointId' | 'secret' | 'previousSecret'>, now: number): string[] {
+  const previous = record.previousSecret && record.previousSecret.expiresAt > now ? [ownSecretRef(record.endpointId, record.previousSecret)] : [];
+  return [ownSecretRef(record.endpointId, record.secret), ...previous];
 }

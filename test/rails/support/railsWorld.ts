@@ -8,7 +8,7 @@ import type { IdentityKind } from '../../../functions/src/identity/model';
 import { writeRailConfig } from '../../../functions/src/rails/config';
 import { subscriptionRef } from '../../../functions/src/rails/decision';
 import type { SubscriptionRecord } from '../../../functions/src/rails/model';
-import { LocalSecretStore } from '../../../functions/src/secrets/store';
+import { LocalSecretStore, secretEnvVarName } from '../../../functions/src/secrets/store';
 import type { Env } from '../../../functions/src/store/env';
 import { EnvScope } from '../../../functions/src/store/scope';
 import type { InProcessTaskQueue } from '../../../functions/src/tasks/inProcessQueue';
@@ -60,16 +60,9 @@ export async function createRailsWorld(options: { edges?: 'overrides' | 'setting
   };
   const previousSettings = Object.fromEntries(Object.keys(standInSettings).map((name) => [name, process.env[name]]));
   if (options.edges === 'settings') Object.assign(process.env, standInSettings);
-  const secrets = new LocalSecretStore({
-    file: null,
-    environment: {
-      TESSERA_SECRET_STRIPE_TEST_SECRET_KEY: 'sk_test_rails_suite',
-      TESSERA_SECRET_STRIPE_LIVE_SECRET_KEY: 'sk_live_rails_suite',
-      TESSERA_SECRET_STRIPE_TEST_WEBHOOK_SECRET: WEBHOOK_SECRETS.test,
-      TESSERA_SECRET_STRIPE_LIVE_WEBHOOK_SECRET: WEBHOOK_SECRETS.live,
-      TESSERA_SECRET_PLAY_SERVICE_ACCOUNT: JSON.stringify(PLAY_SERVICE_ACCOUNT),
-    },
-  });
+  // Filled once the project exists: every secret lives in its project's namespace.
+  const secretEnvironment: Record<string, string> = {};
+  const secrets = new LocalSecretStore({ file: null, environment: secretEnvironment });
   const service = createTestService({
     tasks: options.tasks,
     secrets,
@@ -87,6 +80,13 @@ export async function createRailsWorld(options: { edges?: 'overrides' | 'setting
     },
   });
   const project = await seedProject(service);
+  Object.assign(secretEnvironment, {
+    [secretEnvVarName(project.projectId, 'stripe-test-secret-key')]: 'sk_test_rails_suite',
+    [secretEnvVarName(project.projectId, 'stripe-live-secret-key')]: 'sk_live_rails_suite',
+    [secretEnvVarName(project.projectId, 'stripe-test-webhook-secret')]: WEBHOOK_SECRETS.test,
+    [secretEnvVarName(project.projectId, 'stripe-live-webhook-secret')]: WEBHOOK_SECRETS.live,
+    [secretEnvVarName(project.projectId, 'play-service-account')]: JSON.stringify(PLAY_SERVICE_ACCOUNT),
+  });
   const pushAudience = `https://tessera.example.com/v1/webhooks/google/${project.projectId}`;
   const scope = (env: Env) => new EnvScope(service.deps.db, project.projectId, env);
   const now = service.clock.now();

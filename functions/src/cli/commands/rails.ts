@@ -54,7 +54,7 @@ export const railCommands: Command[] = [
   },
   {
     name: 'rails set google',
-    summary: '--project ID --env test|live --package-name NAME --service-account-ref REF [--push-audience AUD] [--push-service-account EMAIL]   (push audience kept when not given)',
+    summary: '--project ID --env test|live --package-name NAME --service-account-ref REF [--push-audience AUD] [--push-service-account EMAIL]   (REF is read from the secret tessera-<project id>-REF; push audience kept when not given)',
     options: {
       project: { type: 'string' },
       env: { type: 'string' },

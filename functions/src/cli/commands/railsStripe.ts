@@ -5,7 +5,7 @@ import { operatorScope } from './catalog';
 export const stripeRailCommands: Command[] = [
   {
     name: 'rails set stripe',
-    summary: '--project ID --env test|live --secret-key-ref REF --webhook-secret-ref REF   (references only; the secrets stay in the secret manager)',
+    summary: '--project ID --env test|live --secret-key-ref REF --webhook-secret-ref REF   (secret names in this project: REF is read from the secret tessera-<project id>-REF)',
     options: { project: { type: 'string' }, env: { type: 'string' }, 'secret-key-ref': { type: 'string' }, 'webhook-secret-ref': { type: 'string' } },
     async run(values, { db, clock }) {
       const secretKeyRef = requireString(values, 'secret-key-ref');

@@ -8,6 +8,7 @@ import type { AppleRailConfig } from '../config';
 import { decideRailEvent } from '../decision';
 import { railLogs } from '../logs';
 import { railEventType } from '../model';
+import { unverifiedJson } from '../rawBody';
 import { answerUnusable, UnusableNotification, unverified } from '../rejection';
 import { loadWebhookTarget, verifiedScope, type WebhookTarget } from '../target';
 import { appleFacts, appleOwner, appleSignedPurchaser } from './owner';
@@ -27,7 +28,8 @@ export async function handleAppleNotification(ctx: RequestContext): Promise<Repl
   const { deps } = ctx;
   const receivedAt = deps.clock.now();
   const target = await loadWebhookTarget(ctx.params.projectId);
-  const signedPayload = (ctx.body as { signedPayload?: unknown } | null)?.signedPayload;
+  // The outer body is not signed: only its signedPayload is read, and verified before anything in it is judged.
+  const signedPayload = (unverifiedJson(ctx.rawBody) as { signedPayload?: unknown } | null | undefined)?.signedPayload;
   if (typeof signedPayload !== 'string' || signedPayload === '') throw invalidParam('Missing required field `signedPayload`.');
   const claimed: AppleEnvironment = claimedNotificationEnvironment(signedPayload) ?? 'Production';
   const env: Env = claimed === 'Production' ? 'live' : 'test';

@@ -8,6 +8,7 @@ import { resolveRailCustomer, type RailIdentity } from '../customers';
 import { decideRailEvent, type RailDecision } from '../decision';
 import { railLogs } from '../logs';
 import { railEventType, type SubscriptionRecord } from '../model';
+import { parseVerifiedJson } from '../rawBody';
 import { answerUnusable, UnusableNotification, unverified } from '../rejection';
 import { loadWebhookTarget, verifiedScope, type WebhookTarget } from '../target';
 import { readPlaySubscription, type PlaySubscription } from './playApi';
@@ -34,7 +35,9 @@ export async function handleGoogleNotification(ctx: RequestContext): Promise<Rep
   if (candidates.length === 0) throw invalidParam('The Google Play rail is not configured for this project.');
 
   const config = await authenticatedConfig(ctx, target, candidates, receivedAt);
-  const read = readPush(ctx.body);
+  // Only now, with the push token verified, is the body parsed and judged.
+  const parsed = parseVerifiedJson(ctx.rawBody);
+  const read = parsed.problem !== null ? { problem: parsed.problem, messageId: null } : readPush(parsed.value);
   if (!('push' in read)) {
     // Verified as Pub/Sub's, but unusable: recorded in the partition Play notifications default to.
     return answerUnusable(ctx, target, 'live', 'google', new UnusableNotification(read.problem, read.messageId), ctx.rawBody, receivedAt);
@@ -116,7 +119,7 @@ async function reconcile(
   const readAt = deps.clock.now();
   let play: PlaySubscription | null;
   try {
-    play = await readPlaySubscription(deps, config, purchaseToken);
+    play = await readPlaySubscription(deps, target.projectId, config, purchaseToken);
   } catch (err) {
     railLogs.providerUnavailable('google', target.projectId, err instanceof Error ? err.message : String(err));
     throw err;

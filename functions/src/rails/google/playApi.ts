@@ -9,8 +9,8 @@ import type { GoogleRailConfig } from '../config';
  */
 export type PlaySubscription = androidpublisher_v3.Schema$SubscriptionPurchaseV2;
 
-export async function readPlaySubscription(deps: Deps, config: GoogleRailConfig, purchaseToken: string): Promise<PlaySubscription | null> {
-  const serviceAccount = await deps.secrets.read(config.serviceAccountRef);
+export async function readPlaySubscription(deps: Deps, projectId: string, config: GoogleRailConfig, purchaseToken: string): Promise<PlaySubscription | null> {
+  const serviceAccount = await deps.secrets.read(projectId, config.serviceAccountRef);
   const edges = deps.rails.google;
   const { androidpublisher } = await import('@googleapis/androidpublisher');
   const client = androidpublisher({ version: 'v3', auth: await edges.playAuth(serviceAccount), ...(edges.playRootUrl ? { rootUrl: edges.playRootUrl } : {}) });

@@ -12,6 +12,7 @@ import { resolveRailCustomer } from '../customers';
 import { decideRailEvent, type RailDecision, type RailDecisionInput } from '../decision';
 import { railLogs } from '../logs';
 import { railEventType, type SubscriptionRecord, type SubscriptionSnapshot } from '../model';
+import { parseVerifiedJson, unverifiedJson } from '../rawBody';
 import { answerUnusable, UnusableNotification, unverified } from '../rejection';
 import { loadWebhookTarget, verifiedScope, type WebhookTarget } from '../target';
 import {
@@ -60,7 +61,7 @@ export async function handleStripeNotification(ctx: RequestContext): Promise<Rep
   const verified = await verifyStripeBody(ctx, target, receivedAt);
   const { env, config, payload } = verified;
   try {
-    const problem = stripeEventProblem(payload);
+    const problem = verified.problem ?? stripeEventProblem(payload);
     if (problem) throw new UnusableNotification(problem, fieldObject(payload)?.id);
     const event = payload as Stripe.Event;
     const scope = verifiedScope(target, env);
@@ -79,6 +80,8 @@ interface VerifiedStripeBody {
   config: StripeRailConfig;
   /** The verified body as parsed (any JSON value: its shape is checked next). */
   payload: unknown;
+  /** Why the verified bytes are not usable JSON (`payload` is undefined when they are not JSON at all). */
+  problem: string | null;
 }
 
 /**
@@ -87,7 +90,7 @@ interface VerifiedStripeBody {
  * secret, and belongs to the mode whose secret verified it.
  */
 async function verifyStripeBody(ctx: RequestContext, target: WebhookTarget, receivedAt: number): Promise<VerifiedStripeBody> {
-  const livemode = fieldObject(ctx.body)?.livemode;
+  const livemode = fieldObject(unverifiedJson(ctx.rawBody))?.livemode;
   const claimed: Env[] = typeof livemode === 'boolean' ? [livemode ? 'live' : 'test'] : ['test', 'live'];
   const configured = claimed.filter((env) => target.configs[env].stripe);
   if (configured.length === 0) throw invalidParam(`Stripe is not configured for this project's ${toWireEnv(claimed[0])} environment.`);
@@ -95,13 +98,16 @@ async function verifyStripeBody(ctx: RequestContext, target: WebhookTarget, rece
   const { webhooks } = await stripeLibrary();
   for (const env of configured) {
     const config = target.configs[env].stripe!;
-    const signingSecret = await ctx.deps.secrets.read(config.webhookSecretRef);
+    const signingSecret = await ctx.deps.secrets.read(target.projectId, config.webhookSecretRef);
     try {
-      const payload: unknown = webhooks.constructEvent(ctx.rawBody, ctx.header('stripe-signature') ?? '', signingSecret, undefined, undefined, receivedAt);
-      return { env, config, payload };
+      // The bytes first (Stripe's own check); only verified bytes are parsed and judged.
+      webhooks.signature!.verifyHeader(ctx.rawBody, ctx.header('stripe-signature') ?? '', signingSecret, undefined, undefined, receivedAt);
     } catch (err) {
       failures.push(`${env}: ${err instanceof Error ? err.message.slice(0, 200) : 'unknown'}`);
+      continue;
     }
+    const parsed = parseVerifiedJson(ctx.rawBody);
+    return { env, config, payload: parsed.value, problem: parsed.problem };
   }
   throw unverified(ctx, 'stripe', target.projectId, `signature_invalid: ${failures.join('; ')}`, 'The Stripe-Signature header does not verify against this endpoint’s signing secret.');
 }
@@ -172,7 +178,7 @@ async function reconcile(
   const readAt = deps.clock.now();
   let current: StripeObject | null;
   try {
-    current = await readStripeSubscription(deps, config, subscriptionId);
+    current = await readStripeSubscription(deps, scope.projectId, config, subscriptionId);
   } catch (err) {
     railLogs.providerUnavailable('stripe', scope.projectId, err instanceof Error ? err.message : String(err));
     throw err;

@@ -26,8 +26,8 @@ async function clientFor(deps: Deps, secretKey: string): Promise<Stripe> {
 }
 
 /** The subscription now, or null when Stripe does not know it. Other failures throw (the rail retries). */
-export async function readStripeSubscription(deps: Deps, config: StripeRailConfig, subscriptionId: string): Promise<StripeObject | null> {
-  const secretKey = await deps.secrets.read(config.secretKeyRef);
+export async function readStripeSubscription(deps: Deps, projectId: string, config: StripeRailConfig, subscriptionId: string): Promise<StripeObject | null> {
+  const secretKey = await deps.secrets.read(projectId, config.secretKeyRef);
   try {
     const subscription = await (await clientFor(deps, secretKey)).subscriptions.retrieve(subscriptionId);
     return subscription as unknown as StripeObject;
