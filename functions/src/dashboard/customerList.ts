@@ -1,6 +1,7 @@
-import { FieldPath, type DocumentSnapshot, type Query } from 'firebase-admin/firestore';
+import { FieldPath, type DocumentReference, type DocumentSnapshot, type Query } from 'firebase-admin/firestore';
 import { entitlementFacet, railFacet } from '../entitlements/listFacets';
-import { PROJECTIONS, type ProjectionDoc } from '../entitlements/model';
+import type { ProjectionDoc } from '../entitlements/model';
+import { projectionRef, projectionsWithFacet } from '../entitlements/projection';
 import { isActiveAt } from '../entitlements/publicShape';
 import { DomainError } from '../errors/domain';
 import { CUSTOMERS, IDENTITY_INDEX, type CustomerRecord, type IdentityIndexEntry } from '../identity/model';
@@ -94,7 +95,7 @@ export async function listCustomers(scope: EnvScope, q: CustomerListQuery, now: 
     query = scope.collection(IDENTITY_INDEX).where('kind', '==', 'developer').where('id', '>=', q.userIdPrefix!).where('id', '<', prefixEnd(q.userIdPrefix!)).orderBy('id');
   } else if (plan === 'facet') {
     const facet = q.entitlement !== undefined ? entitlementFacet(q.entitlement, q.rail) : railFacet(q.rail!);
-    query = scope.collection(PROJECTIONS).where('listFacets', 'array-contains', facet).orderBy(FieldPath.documentId());
+    query = projectionsWithFacet(scope, facet);
   } else {
     query = scope.collection(CUSTOMERS);
     if (q.status) query = query.where('status', '==', q.status);
@@ -114,8 +115,8 @@ export async function listCustomers(scope: EnvScope, q: CustomerListQuery, now: 
 
   const customerIds = docs.map((d) => (plan === 'userId' ? (d.data() as IdentityIndexEntry).customerId : d.id));
   const unique = [...new Set(customerIds)];
-  const customerDocs = plan === 'created' || plan === 'email' ? new Map(docs.map((d) => [d.id, d])) : await byId(scope, CUSTOMERS, unique);
-  const projectionDocs = plan === 'facet' ? new Map(docs.map((d) => [d.id, d])) : await byId(scope, PROJECTIONS, unique);
+  const customerDocs = plan === 'created' || plan === 'email' ? new Map(docs.map((d) => [d.id, d])) : await byRef(scope, unique.map((id) => scope.doc(CUSTOMERS, id)));
+  const projectionDocs = plan === 'facet' ? new Map(docs.map((d) => [d.id, d])) : await byRef(scope, unique.map((id) => projectionRef(scope, id)));
   const data: CustomerListRow[] = [];
   for (const customerId of unique) {
     const customer = customerDocs.get(customerId);
@@ -132,9 +133,9 @@ function cursorValues(plan: Plan, doc: DocumentSnapshot): (string | number)[] {
   return plan === 'email' ? [record.email ?? '', doc.id] : [record.createdAt, doc.id];
 }
 
-async function byId(scope: EnvScope, collection: string, ids: readonly string[]): Promise<Map<string, DocumentSnapshot>> {
-  if (ids.length === 0) return new Map();
-  const snapshots = await scope.getAll(...ids.map((id) => scope.doc(collection, id)));
+async function byRef(scope: EnvScope, refs: readonly DocumentReference[]): Promise<Map<string, DocumentSnapshot>> {
+  if (refs.length === 0) return new Map();
+  const snapshots = await scope.getAll(...refs);
   return new Map(snapshots.map((s) => [s.id, s]));
 }
 
