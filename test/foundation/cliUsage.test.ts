@@ -6,6 +6,7 @@
  * the target named on a terminal; irreversible commands confirmed on a terminal or with --yes.
  */
 import { execFile, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { commandHelp } from '../../functions/src/cli/help';
@@ -118,3 +119,13 @@ it('on a terminal: names the store first, and asks before an irreversible comman
   expect(confirmed.status).toBe(0);
   expect(confirmed.output).toContain('"archived": true');
 }, 90_000);
+
+it('the README’s help command works through npx and prints tessera’s help, not npm’s', async () => {
+  const repo = join(__dirname, '..', '..');
+  const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+  expect(readme).toContain('npx --no -- tessera --help');
+  const { stdout, stderr } = await run('npx', ['--no', '--', 'tessera', '--help'], { cwd: repo, env: process.env });
+  expect(stdout).toMatch(/^Usage: tessera <command> \[options\]/);
+  expect(stdout).toContain('migrate');
+  expect(stderr).toBe('');
+}, 60_000);
