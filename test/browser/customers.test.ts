@@ -13,6 +13,10 @@ import { launchChromium, startLocalStack, type LocalStack } from './stack';
 
 jest.setTimeout(180_000);
 
+// Its own Firebase project id on the run's emulator: this file's stack seeds the demo project
+// without racing test/browser/dashboard.test.ts's stack (which may start at the same moment).
+process.env.GCLOUD_PROJECT = 'demo-tessera-browse';
+
 const PROJECT = 'proj_demo';
 const WEB_TEST_SECRET = 'cd_sk_test_demoWeba8YRuitN1UQGa19ODpwiZ5s4';
 const run = Date.now().toString(36);

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
 import { ErrorBox, asFailure } from '../ui';
 import type { ApiFailure } from '../api';
@@ -13,6 +13,12 @@ export function OlderPages<T>(props: { first: T[]; firstCursor: string | null; p
   const [cursor, setCursor] = useState<string | null>(props.firstCursor);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiFailure | null>(null);
+  // A reload of the customer (after a grant, a revoke) brings a new first page: start over from it.
+  useEffect(() => {
+    setItems(props.first);
+    setCursor(props.firstCursor);
+    setError(null);
+  }, [props.first, props.firstCursor]);
   const more = async () => {
     if (!cursor) return;
     setBusy(true);
