@@ -33,15 +33,33 @@ export interface NewUserRow {
   stripeProductsOf: (key: string) => ReadonlySet<string>;
 }
 
-/** Rows per transaction: a new user with two keys is about 17 writes; a commit takes at most 500. */
+/** Rows per transaction, and the writes one may hold (a commit takes at most 500). */
 export const NEW_USERS_PER_TRANSACTION = 20;
+const WRITES_PER_TRANSACTION = 450;
+
+/**
+ * Writes one new user may cost: its customer and index entries, and per asserted key a grant, a
+ * change record, a webhook event, an audit entry and the subscriber rollups (day, month, year),
+ * plus its projection.
+ */
+const writesOf = (row: MigrationRow): number => 1 + row.hints.length + 1 + row.assertedKeys.length * 7;
 /** Transactions in flight at once. */
 export const NEW_USER_TRANSACTIONS_IN_FLIGHT = 4;
 
 export async function migrateNewUsers(deps: MigrationDeps, scope: EnvScope, rows: readonly NewUserRow[], requestId: string): Promise<Map<number, RowResult>> {
   const results = new Map<number, RowResult>();
   const chunks: NewUserRow[][] = [];
-  for (let start = 0; start < rows.length; start += NEW_USERS_PER_TRANSACTION) chunks.push(rows.slice(start, start + NEW_USERS_PER_TRANSACTION));
+  let writes = 0;
+  for (const row of rows) {
+    const current = chunks[chunks.length - 1];
+    if (!current || current.length >= NEW_USERS_PER_TRANSACTION || writes + writesOf(row.row) > WRITES_PER_TRANSACTION) {
+      chunks.push([row]);
+      writes = writesOf(row.row);
+    } else {
+      current.push(row);
+      writes += writesOf(row.row);
+    }
+  }
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < chunks.length) {
