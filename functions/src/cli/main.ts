@@ -110,10 +110,12 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err) => {
-    fail({ code: 'error', message: err instanceof Error ? err.message : String(err) });
-    process.exit(EXIT_FAILURE);
-  },
-);
+/** Exits once stdout and stderr are flushed: a pipe takes a large result (a migration's refused rows) in several writes. */
+function exitAfterFlush(code: number): void {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
+main(process.argv.slice(2)).then(exitAfterFlush, (err) => {
+  fail({ code: 'error', message: err instanceof Error ? err.message : String(err) });
+  exitAfterFlush(EXIT_FAILURE);
+});
