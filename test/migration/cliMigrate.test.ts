@@ -4,7 +4,7 @@
  * naming every refused row by its line and reason; resumable from its progress file (a finished
  * batch is never sent again); idempotent when run again; a progress file of another run refused.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -128,4 +128,17 @@ it('reads a CSV file: quoted fields, entitlement lists and trait columns', async
   const bad = join(dir, 'users.txt');
   writeFileSync(bad, 'x');
   expect((await tessera('migrate', '--file', bad, '--project', projectId, '--env', 'test')).code).toBe(2);
+}, 120_000);
+
+it('on a terminal: names the target, then draws a progress bar redrawn in place, then the summary', () => {
+  const file = jsonlFile('terminal.jsonl', 'cli_e');
+  const command = [process.execPath, BIN, 'migrate', '--file', file, '--project', projectId, '--env', 'test', '--batch-size', '4'].map((p) => `'${p}'`).join(' ');
+  const result = spawnSync('script', ['-qec', command, '/dev/null'], { env: process.env, encoding: 'utf8', timeout: 120_000 });
+  expect(result.status).toBe(0);
+  const output = result.stdout;
+  expect(output).toMatch(/^Target: emulator /);
+  expect(output).toContain('\r[#################.............] 4/7 rows, batch 1/2, 2 refused'); // line 3 unreadable, line 6 refused
+  expect(output).toContain('\r[##############################] 7/7 rows, batch 2/2, 3 refused\r\n');
+  expect(output).toContain('Refused rows');
+  expect(output).not.toContain('batch 1/2: '); // no plain progress lines on a terminal
 }, 120_000);
