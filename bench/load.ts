@@ -30,6 +30,8 @@ export async function drive(baseUrl: string, request: BenchRequest, connections:
       : undefined,
     connections,
     duration: seconds,
+    // A 1,000-row migration takes seconds: never cut a request before Hosting's own 60 s limit would.
+    timeout: 90,
     // The load runs on its own thread, so the client's work (building and parsing requests)
     // does not share the server's event loop. Per-request bodies need a function, which a
     // worker cannot receive: those scenarios drive from the main thread.

@@ -34,13 +34,13 @@ it('creates a project, an app and keys; rotates, lists, revokes and archives', a
   const rotated = await tessera('keys', 'rotate', '--key', keys.secret.key, '--grace', '24h');
   expect(rotated.newKey.key).toMatch(/^cd_sk_test_/);
   expect(rotated.oldKey.id).toBe(keys.secret.id);
-  await tessera('keys', 'revoke', '--key', keys.publishable.id);
+  await tessera('keys', 'revoke', '--key', keys.publishable.id, '--yes');
   const listing = await tessera('keys', 'list', '--app', appId);
   expect(listing.keys.map((k: { state: string }) => k.state).sort()).toEqual(['active', 'grace', 'revoked']);
   expect(JSON.stringify(listing)).not.toContain(rotated.newKey.key);
   expect(listing.activity).toHaveLength(4);
-  expect(await tessera('apps', 'archive', '--app', appId)).toEqual({ appId, archived: true });
-  expect(await tessera('projects', 'archive', '--project', projectId)).toEqual({ projectId, archived: true });
+  expect(await tessera('apps', 'archive', '--app', appId, '--yes')).toEqual({ appId, archived: true });
+  expect(await tessera('projects', 'archive', '--project', projectId, '--yes')).toEqual({ projectId, archived: true });
 }, 60_000);
 
 it('prints a demo project with web, iOS and Android apps and test and live keys', async () => {

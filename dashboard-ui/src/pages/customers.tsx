@@ -4,6 +4,8 @@ import { linkTo, type PageProps } from '../context';
 import { navigate } from '../router';
 import { AuditLink, ErrorBox, Field, Show, Time, useAction, useResource } from '../ui';
 import { AuditTable, type AuditEntry } from './audit';
+import { CustomerList } from './customerList';
+import { OlderPages } from './olderPages';
 
 interface Customer {
   customer: { customerId: string; status: string; email: string | null; traits: Record<string, unknown>; createdAt: number; mergedInto?: string };
@@ -12,7 +14,17 @@ interface Customer {
   openConflicts: string[];
   grants: { grantId: string; entitlementKey: string; source: { rail: string; productId: string }; validUntil: number | null; revokedAt: number | null; createdAt: number }[];
   audit: AuditEntry[];
-  recentEvents: { eventId: string; name: string; level: string | null; timestamp: number; platform: string }[];
+  auditNextCursor: string | null;
+  recentEvents: RecentEvent[];
+  eventsNextCursor: string | null;
+}
+
+interface RecentEvent {
+  eventId: string;
+  name: string;
+  level: string | null;
+  timestamp: number;
+  platform: string;
 }
 
 export function CustomersPage(props: PageProps) {
@@ -44,6 +56,7 @@ function Search(props: PageProps) {
         </Field>
         <button type="submit">Search</button>
       </form>
+      {!submitted && !props.args[0] && <CustomerList {...props} />}
       {submitted && (
         <Show resource={results} empty={(r) => r.length === 0} emptyText={`No ${props.env} customer matches “${submitted}”.`}>
           {(list) => (
@@ -141,36 +154,42 @@ function CustomerDetail({ page, customerId }: { page: PageProps; customerId: str
           {page.canChange && c.customer.status === 'active' && <GrantForm page={page} customerId={customerId} onChanged={reload} />}
           <article class="card">
             <h3>Audit trail</h3>
-            <AuditTable entries={c.audit} page={page} />
+            <OlderPages first={c.audit} firstCursor={c.auditNextCursor} path={inProject(page.projectId, page.env, `/customers/${encodeURIComponent(customerId)}/audit`)} label="audit entries">
+              {(entries: AuditEntry[]) => <AuditTable entries={entries} page={page} />}
+            </OlderPages>
           </article>
           <article class="card">
             <h3>Recent events</h3>
-            {c.recentEvents.length === 0 ? (
-              <p class="empty">No events resolved to this customer.</p>
-            ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">Level</th>
-                    <th scope="col">Platform</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {c.recentEvents.map((e) => (
-                    <tr>
-                      <td>
-                        <Time ms={e.timestamp} />
-                      </td>
-                      <td>{e.name}</td>
-                      <td>{e.level ?? '—'}</td>
-                      <td>{e.platform}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <OlderPages first={c.recentEvents} firstCursor={c.eventsNextCursor} path={inProject(page.projectId, page.env, `/customers/${encodeURIComponent(customerId)}/events`)} label="events">
+              {(events: RecentEvent[]) =>
+                events.length === 0 ? (
+                  <p class="empty">No events resolved to this customer.</p>
+                ) : (
+                  <table aria-label="Recent events">
+                    <thead>
+                      <tr>
+                        <th scope="col">When</th>
+                        <th scope="col">Name</th>
+                        <th scope="col">Level</th>
+                        <th scope="col">Platform</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {events.map((e) => (
+                        <tr>
+                          <td>
+                            <Time ms={e.timestamp} />
+                          </td>
+                          <td>{e.name}</td>
+                          <td>{e.level ?? '—'}</td>
+                          <td>{e.platform}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                )
+              }
+            </OlderPages>
           </article>
           {page.canChange && c.customer.status === 'active' && <EraseForm page={page} customerId={customerId} onChanged={reload} />}
         </>

@@ -23,14 +23,39 @@ export interface CommandContext {
    * (the CLI), `operatorTasks()` chooses. Tests pass their service's in-process queue.
    */
   tasks?: TaskQueue;
+  /**
+   * Where a long command shows its progress (`migrate`): the CLI's stdout, with whether it is a
+   * terminal (a progress bar) or not (plain lines). Absent (tests in-process, `--format json`): none.
+   */
+  progress?: ProgressOutput;
+  /** The store the CLI is about to change, as `configureStore` described it (`local stack …`, `project …`). */
+  target?: string;
 }
 
-/** One operator command: `tessera <name…> --option value`. Output is JSON on stdout. */
+export interface ProgressOutput {
+  isTTY: boolean;
+  write(text: string): void;
+}
+
+/**
+ * One operator command: `tessera <name…> --option value`. Output is JSON on stdout, or with
+ * `--format table` (commands that define `table`) a readable table, the default for them.
+ */
 export interface Command {
   name: string;
   summary: string;
   options: OptionSpec;
+  /** Positional arguments (`sourcemaps upload … DIR`), in order; `values._` holds them. */
+  positionals?: { name: string; description: string }[];
+  /** Renders the result for a person: makes `--format table|json` an option, `table` the default. */
+  table?(result: unknown): string;
   run(values: Values, ctx: CommandContext): Promise<unknown>;
+}
+
+/** The positional arguments of a command (see `Command.positionals`). */
+export function positionalArgs(values: Values): string[] {
+  const value = values._;
+  return Array.isArray(value) ? value : [];
 }
 
 export function requireString(values: Values, name: string): string {

@@ -1,4 +1,6 @@
-import type { Command } from './command';
+import type { Command, OptionSpec } from './command';
+import { optionsOf } from './globalOptions';
+import { optionDescription } from './optionHelp';
 
 /**
  * Usage text for a person. Help goes to stdout (exit 0); the command list after an unknown
@@ -28,8 +30,10 @@ export function overview(commands: readonly Command[]): string {
   const lines = [
     'Usage: tessera <command> [options]',
     '',
-    'Operator CLI of Tessera. Results are JSON on stdout; failures are JSON on stderr',
-    '(exit 1, or 2 for a usage error). `tessera <command> --help` describes one command.',
+    'Operator CLI of Tessera. Results are JSON (or a table) on stdout; failures are JSON on',
+    'stderr (exit 1, or 2 for a usage error). `tessera <command> --help` describes one command.',
+    'It changes the running local stack or FIRESTORE_EMULATOR_HOST; a production Firebase',
+    'project only with --firebase-project ID (never from GOOGLE_CLOUD_PROJECT alone).',
     '',
     'Commands:',
   ];
@@ -39,13 +43,19 @@ export function overview(commands: readonly Command[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function commandHelp(command: Command): string {
-  const lines = [`Usage: tessera ${command.name} ${command.summary}`, '', 'Options:'];
-  for (const [name, spec] of Object.entries(command.options)) {
+/** One command's usage: every option with what it means (optionHelp.ts), and its positional arguments. */
+export function commandHelp(command: Command, options: OptionSpec = optionsOf(command)): string {
+  const positionals = (command.positionals ?? []).map((p) => ` ${p.name}`).join('');
+  const lines = [`Usage: tessera ${command.name} ${command.summary}`];
+  if (positionals) lines.push(`       (arguments:${positionals})`);
+  const rows: [string, string][] = (command.positionals ?? []).map((p) => [`  ${p.name}`, p.description]);
+  for (const [name, spec] of Object.entries(options)) {
     const value = spec.type === 'string' ? ' <value>' : '';
     const repeat = spec.multiple ? '   (repeatable)' : '';
-    lines.push(`  --${name}${value}${repeat}`);
+    rows.push([`  --${name}${value}${repeat}`, optionDescription(command.name, name) ?? '']);
   }
-  lines.push('  --help   (this text)');
+  rows.push(['  --help', 'This text.']);
+  const width = Math.max(...rows.map(([left]) => left.length));
+  lines.push('', 'Options:', ...rows.map(([left, text]) => `${left.padEnd(width)}  ${text}`.trimEnd()));
   return `${lines.join('\n')}\n`;
 }

@@ -13,6 +13,9 @@ import { symbolicateCommands } from './commands/symbolicate';
 import { webhookCommands } from './commands/webhooks';
 import { operatorCommands } from './commands/operators';
 import { workerCommands } from './commands/workers';
+import { migrateCommands } from './commands/migrate';
+import { reportCommands } from './commands/reports';
+import { sourcemapCommands } from './commands/sourcemaps';
 
 /** The CLI's one mapping of domain errors: a refusal of domain code becomes the operator's error, same code. */
 function operatorErrors(command: Command): Command {
@@ -30,4 +33,4 @@ function operatorErrors(command: Command): Command {
 }
 
 /** Every operator command. A capability adds its own file under commands/ and lists it here. */
-export const COMMANDS: Command[] = [...projectCommands, ...keyCommands, ...demoCommands, ...symbolicateCommands, ...eventCommands, ...catalogCommands, ...stripeRailCommands, ...railCommands, ...identityCommands, ...webhookCommands, ...operatorCommands, ...workerCommands].map(operatorErrors);
+export const COMMANDS: Command[] = [...projectCommands, ...keyCommands, ...demoCommands, ...symbolicateCommands, ...eventCommands, ...catalogCommands, ...stripeRailCommands, ...railCommands, ...identityCommands, ...webhookCommands, ...operatorCommands, ...workerCommands, ...migrateCommands, ...sourcemapCommands, ...reportCommands].map(operatorErrors);

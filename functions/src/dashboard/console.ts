@@ -9,12 +9,13 @@ import type { GrantDuration } from '../entitlements/durations';
 import { grantManually, revokeManually } from '../entitlements/manualGrants';
 import type { GrantRecord } from '../entitlements/model';
 import { readCustomerGrantsGuarded } from '../entitlements/projection';
-import { EVENTS, type StoredEvent } from '../events/model';
 import { errorGroupDetail, errorsReport, eventsReport, revenueReport, subscribersReport, type ErrorsReport } from '../reports';
 import { keepSeparate, listConflicts, mergeConflict } from '../identity/conflicts';
 import { readIdentityProvider } from '../identity/providerConfig';
 import { readTransferBehavior } from '../identity/transferPolicy';
 import { eraseAsOperator } from '../identity/forgetService';
+import { customerAuditPage, customerEventsPage, type RecentEvent } from './customerHistory';
+import { listCustomers, type CustomerListQuery } from './customerList';
 import { inspectCustomer, type CustomerInspection } from '../identity/inspect';
 import type { IdentityIndexEntry } from '../identity/model';
 import { identityRef } from '../identity/refs';
@@ -184,27 +185,38 @@ export class OperatorConsole {
     return snapshot.exists ? (snapshot.data() as IdentityIndexEntry).customerId : null;
   }
 
-  /** One customer: identities, traits, active and past grants, audit trail, recent events. */
-  async customer(customerId: string): Promise<CustomerInspection & { grants: GrantRecord[]; audit: ReturnType<typeof toPublicAuditEntry>[]; recentEvents: RecentEvent[] }> {
+  /** One customer: identities, traits, active and past grants, and the first page of its audit trail and of its events (newest first). */
+  async customer(customerId: string): Promise<
+    CustomerInspection & { grants: GrantRecord[]; audit: ReturnType<typeof toPublicAuditEntry>[]; auditNextCursor: string | null; recentEvents: RecentEvent[]; eventsNextCursor: string | null }
+  > {
     const inspection = await inspectCustomer(this.db, this.grant.projectId, this.grant.env, { customerId }, this.now());
     const [grants, audit, events] = await Promise.all([
       readCustomerGrantsGuarded(this.scope, customerId),
-      this.scope.query(this.scope.collection('audit').where('customerId', '==', customerId).limit(200)),
-      this.scope.query(this.scope.collection(EVENTS).where('serviceCustomerId', '==', customerId).limit(200)),
+      customerAuditPage(this.scope, customerId, null),
+      customerEventsPage(this.scope, customerId, null),
     ]);
     return {
       ...inspection,
       grants: [...grants].sort((a, b) => b.createdAt - a.createdAt || a.grantId.localeCompare(b.grantId)),
-      audit: audit.docs
-        .map((d) => d.data() as AuditEntry)
-        .sort((a, b) => b.processedAt - a.processedAt || a.eventId.localeCompare(b.eventId))
-        .map(toPublicAuditEntry),
-      recentEvents: events.docs
-        .map((d) => d.data() as StoredEvent)
-        .sort((a, b) => b.timestamp - a.timestamp)
-        .slice(0, 25)
-        .map(recentEvent),
+      audit: audit.data,
+      auditNextCursor: audit.nextCursor,
+      recentEvents: events.data,
+      eventsNextCursor: events.nextCursor,
     };
+  }
+
+  /** Customers, newest first, filtered and searched through indexes (customerList.ts). */
+  listCustomers(query: CustomerListQuery) {
+    return listCustomers(this.scope, query, this.now());
+  }
+
+  /** The next page of a customer's audit trail or events (the cursor of the previous page). */
+  customerAudit(customerId: string, cursor: string | null) {
+    return customerAuditPage(this.scope, customerId, cursor);
+  }
+
+  customerEvents(customerId: string, cursor: string | null) {
+    return customerEventsPage(this.scope, customerId, cursor);
   }
 
   grantEntitlement(customerId: string, entitlementKey: string, duration: GrantDuration, reason: string) {
@@ -385,13 +397,3 @@ export class OperatorConsole {
 
 const startOfUtcDay = (ms: number): number => ms - (ms % DAY);
 
-export interface RecentEvent {
-  eventId: string;
-  name: string;
-  level: string | null;
-  timestamp: number;
-  appId: string;
-  platform: Platform;
-}
-
-const recentEvent = (e: StoredEvent): RecentEvent => ({ eventId: e.eventId, name: e.name, level: e.level, timestamp: e.timestamp, appId: e.appId, platform: e.platform });

@@ -2,7 +2,7 @@ import type { CompiledRoute } from '../http/route';
 import { appsRoute, createAppRoute, createKeysRoute, revokeKeyRoute, rotateKeyRoute } from './routes/apps';
 import { auditEntryRoute } from './routes/audit';
 import { conflictsRoute, identitySettingsRoute, resolveConflictRoute } from './routes/conflicts';
-import { customerRoute, eraseRoute, grantRoute, revokeRoute, searchCustomersRoute } from './routes/customers';
+import { customerAuditRoute, customerEventsRoute, customerRoute, eraseRoute, grantRoute, listCustomersRoute, revokeRoute, searchCustomersRoute } from './routes/customers';
 import { errorGroupsRoute, errorSampleRoute, releaseSourceMapsRoute } from './routes/errors';
 import { overviewRoute } from './routes/overview';
 import { railsRoute, setAppleRailRoute, setGoogleRailRoute, setStripeRailRoute } from './routes/rails';
@@ -22,7 +22,10 @@ export const dashboardRoutes: CompiledRoute[] = [
   rotateKeyRoute,
   revokeKeyRoute,
   searchCustomersRoute,
+  listCustomersRoute,
   customerRoute,
+  customerAuditRoute,
+  customerEventsRoute,
   grantRoute,
   revokeRoute,
   eraseRoute,

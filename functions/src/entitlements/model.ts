@@ -59,6 +59,8 @@ export interface ProjectionDoc {
   pendingExpiries?: Record<string, number>;
   /** The earliest of `pendingExpiries`, null when none: the expiry worker's indexed query. */
   nextExpiryAt?: number | null;
+  /** What the dashboard's customer list filters on (listFacets.ts); absent on documents not rewritten since. */
+  listFacets?: string[];
 }
 
 /** The frozen public shape (`PublicEntitlement`). */

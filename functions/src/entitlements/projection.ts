@@ -1,4 +1,4 @@
-import type { DocumentReference, DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
+import { FieldPath, type DocumentReference, type DocumentSnapshot, type Query, type Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
 import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement } from './model';
 
@@ -86,6 +86,9 @@ export async function readGrantsOfCustomers(tx: Transaction, scope: EnvScope, cu
  * (writer.ts) only, which keeps the projection, the grants and the change records together.
  */
 export const projectionRef = (scope: EnvScope, customerId: string) => scope.doc(PROJECTIONS, customerId);
+
+/** Projections holding a list facet (listFacets.ts), by customer id: the dashboard list's entitlement and rail filters. */
+export const projectionsWithFacet = (scope: EnvScope, facet: string): Query => scope.collection(PROJECTIONS).where('listFacets', 'array-contains', facet).orderBy(FieldPath.documentId());
 export const grantRef = (scope: EnvScope, grantId: string) => scope.doc(GRANTS, grantId);
 
 /** `tx.getAll` of several documents (one round trip, counted by the transaction proxy in store/counted.ts). */

@@ -4,6 +4,7 @@ import { recordSubscriberChanges } from '../reports/subscriberRollup';
 import type { EnvScope } from '../store/scope';
 import { ENTITLEMENT_CHANGES, type EntitlementCause, type EntitlementChange } from './changeModel';
 import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';
+import { listFacets } from './listFacets';
 import { projectEntitlements } from './projection';
 import { isActiveAt, toPublicEntitlement } from './publicShape';
 import { classifyEntitlementChange, entitlementEventRecord, type EntitlementEventType } from '../webhooks/entitlementEvents';
@@ -106,6 +107,7 @@ export function applyGrantChanges(tx: Transaction, scope: EnvScope, input: Grant
       updatedAt: now,
       changeSequence: (before?.changeSequence ?? 0) + customerRecords.length,
       ...expiryFields(pendingAfter(before, entitlements, eventTypes, now)),
+      listFacets: listFacets(entitlements, now),
     };
     tx.set(scope.doc(PROJECTIONS, customer.customerId), doc);
     for (const record of customerRecords) {
@@ -214,7 +216,7 @@ export function recordExpiries(tx: Transaction, scope: EnvScope, input: Expiries
   if (records.length === 0 || !before) return { projections, records, webhookEventIds };
   const pending = { ...(before.pendingExpiries ?? {}) };
   for (const record of records) delete pending[record.key];
-  const doc: ProjectionDoc = { ...before, updatedAt: now, changeSequence: sequence, ...expiryFields(pending) };
+  const doc: ProjectionDoc = { ...before, updatedAt: now, changeSequence: sequence, ...expiryFields(pending), listFacets: listFacets(before.entitlements, now) };
   tx.set(scope.doc(PROJECTIONS, customerId), doc);
   for (const record of records) {
     tx.create(changeRecordRef(scope, customerId, record.sequence), record);

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import { stripeLibrary } from '../rails/stripe/library';
-import type { Deps } from '../app/deps';
+import type { MigrationDeps } from './deps';
 import { readRailsConfig } from '../rails/config';
 import type { EnvScope } from '../store/scope';
 
@@ -23,7 +23,7 @@ export class StripeSubscriptionReader {
   private client: Promise<{ stripe: Stripe } | { unavailable: string }> | null = null;
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: MigrationDeps,
     private readonly scope: EnvScope,
   ) {}
 

@@ -5,6 +5,7 @@ import { grantBodySchema } from '../../entitlements/grantRoute';
 import { revokeBodySchema } from '../../entitlements/revokeRoute';
 import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
+import { CUSTOMER_STATUSES, DEFAULT_LIST_SIZE, MAX_LIST_SIZE, type CustomerListQuery } from '../customerList';
 import { IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** Customers: search, one customer's whole picture, manual grant and revoke (with a reason), erasure. */
@@ -26,6 +27,92 @@ export const searchCustomersRoute = route<unknown, SearchQuery>({
   query: searchQuerySchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.findCustomers(ctx.query.q.trim())),
+});
+
+export interface ListQuery {
+  status?: string;
+  createdFrom?: string;
+  createdTo?: string;
+  emailPrefix?: string;
+  userIdPrefix?: string;
+  entitlement?: string;
+  rail?: string;
+  limit?: string;
+  cursor?: string;
+}
+
+const MS = { type: 'string', pattern: '^[0-9]{1,15}$', nullable: true, 'x-invalid': 'Unix milliseconds' } as const;
+const PREFIX = { type: 'string', minLength: 1, maxLength: 256, nullable: true } as const;
+
+export const listQuerySchema: JSONSchemaType<ListQuery> = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: [...CUSTOMER_STATUSES], nullable: true },
+    createdFrom: MS,
+    createdTo: MS,
+    emailPrefix: PREFIX,
+    userIdPrefix: PREFIX,
+    entitlement: { type: 'string', minLength: 1, maxLength: 128, nullable: true },
+    rail: { type: 'string', enum: ['stripe', 'apple', 'google', 'manual'], nullable: true },
+    limit: { type: 'string', pattern: `^(?:[1-9][0-9]?|100)$`, nullable: true, 'x-invalid': `an integer from 1 to ${MAX_LIST_SIZE}` },
+    cursor: { type: 'string', minLength: 1, maxLength: 512, pattern: '^[A-Za-z0-9_-]+$', nullable: true },
+  },
+  required: [],
+};
+
+/** The customer list: paging and filters, each answered by one indexed query (dashboard/customerList.ts). */
+export const listCustomersRoute = route<unknown, ListQuery>({
+  method: 'GET',
+  path: `${IN_PROJECT}/customer-list`,
+  key: 'operator',
+  query: listQuerySchema,
+  cacheControl: NO_STORE,
+  handler: async (ctx) => {
+    const q = ctx.query;
+    const number = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+    return reply(
+      await ctx.operator.console.listCustomers({
+        status: q.status as CustomerListQuery['status'],
+        createdFrom: number(q.createdFrom),
+        createdTo: number(q.createdTo),
+        emailPrefix: q.emailPrefix,
+        userIdPrefix: q.userIdPrefix,
+        entitlement: q.entitlement,
+        rail: q.rail,
+        limit: number(q.limit) ?? DEFAULT_LIST_SIZE,
+        cursor: q.cursor,
+      }),
+    );
+  },
+});
+
+export interface PageQuery {
+  cursor?: string;
+}
+
+const pageQuerySchema: JSONSchemaType<PageQuery> = {
+  type: 'object',
+  properties: { cursor: { type: 'string', minLength: 1, maxLength: 512, pattern: '^[A-Za-z0-9_-]+$', nullable: true } },
+  required: [],
+};
+
+/** The next pages of a customer's audit trail and events, newest first (dashboard/customerHistory.ts). */
+export const customerAuditRoute = route<unknown, PageQuery>({
+  method: 'GET',
+  path: `${IN_PROJECT}/customers/:customerId/audit`,
+  key: 'operator',
+  query: pageQuerySchema,
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.customerAudit(requireCustomerIdParam(ctx.params.customerId), ctx.query.cursor ?? null)),
+});
+
+export const customerEventsRoute = route<unknown, PageQuery>({
+  method: 'GET',
+  path: `${IN_PROJECT}/customers/:customerId/events`,
+  key: 'operator',
+  query: pageQuerySchema,
+  cacheControl: NO_STORE,
+  handler: async (ctx) => reply(await ctx.operator.console.customerEvents(requireCustomerIdParam(ctx.params.customerId), ctx.query.cursor ?? null)),
 });
 
 export const customerRoute = route({
