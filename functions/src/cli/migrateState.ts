@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { MigrationCounters } from '../migration/service';
 import { OperatorError } from './operatorError';
 
 /**
@@ -15,17 +16,8 @@ export interface RowNote {
   reason: string;
 }
 
-export interface MigrationTotals {
-  matched: number;
-  created: number;
-  conflicts: number;
-  errors: number;
-  entitlementsGranted: number;
-  entitlementsSkippedRailBacked: number;
-  entitlementsSkippedLapsed: number;
-  entitlementsUndetermined: number;
-  entitlementKeysRegistered: number;
-}
+/** The server's counters without its row count (the CLI counts rows itself, across batches). */
+export type MigrationTotals = Omit<MigrationCounters, 'totalRows'>;
 
 export interface MigrationState {
   version: 1;
