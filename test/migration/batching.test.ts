@@ -54,10 +54,13 @@ it('keeps the request order between rows that share an identifier, as row-by-row
     { developerUserId: 'order_a', email: 'later@example.com', entitlements: { pro: true } },
     { developerUserId: 'order_c' },
   ]);
-  // Row 0 creates; row 1 finds row 0's customer by its transaction id and links to it; row 2 is row 0's user again.
-  expect(res.body).toMatchObject({ created: 2, matched: 2, conflicts: 0, entitlementsGranted: 1 });
+  // Row 0 creates; row 1, another user presenting row 0's transaction id, is a conflict and never
+  // joins row 0's customer (identity rules, issue 19 §1); row 2 is row 0's user again. Run in
+  // another order, row 1 would have created the customer that row 0 then conflicts with.
+  expect(res.body).toMatchObject({ created: 2, matched: 1, conflicts: 1, entitlementsGranted: 1 });
+  expect(res.body.details.conflicts).toEqual([expect.objectContaining({ developerUserId: 'order_b' })]);
   const a = await findCustomerIdByIdentity(scope, 'developer', 'order_a');
-  expect(await findCustomerIdByIdentity(scope, 'developer', 'order_b')).toBe(a);
+  expect(await findCustomerIdByIdentity(scope, 'developer', 'order_b')).not.toBe(a);
   expect(((await scope.doc('customers', a!).get()).data() as CustomerRecord).email).toBe('later@example.com');
 }, 60_000);
 

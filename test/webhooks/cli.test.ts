@@ -57,7 +57,7 @@ it('creates in the other environment right after the 11th is refused, then delet
     expect(refused).toMatchObject({ code: 1, error: { code: 'conflict' } });
     const live = await tessera('webhooks', 'create', '--project', projectId, '--env', 'live', '--url', PUBLIC_URL);
     expect(live).toMatchObject({ env: 'live', enabled: true });
-    const deleted = await tessera('webhooks', 'delete', '--endpoint', live.endpointId);
+    const deleted = await tessera('webhooks', 'delete', '--endpoint', live.endpointId, '--yes');
     expect(deleted).toMatchObject({ endpointId: live.endpointId, deleted: true, secretsRemoved: 1, secretsNotRemoved: [] });
     expect(storedRefs().filter((ref) => ref.includes(live.endpointId))).toEqual([]);
   } finally {

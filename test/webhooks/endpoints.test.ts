@@ -217,11 +217,10 @@ describe('webhooks update and delete', () => {
     const fresh = await seedProject(service);
     const created = await tessera('webhooks create', { project: fresh.projectId, env: 'test', url: PUBLIC_URL });
     await tessera('webhooks rotate-secret', { endpoint: created.endpointId, grace: '0' });
-    await tessera('webhooks rotate-secret', { endpoint: created.endpointId, grace: '24h' });
     const refs = Object.keys(storedSecrets()).filter((ref) => ref.includes(created.endpointId));
-    expect(refs).toHaveLength(3); // generation 1 is past its grace but still stored
+    expect(refs).toHaveLength(2); // generation 1 is past its grace, but the worker has not retired it yet
     const deleted = await tessera('webhooks delete', { endpoint: created.endpointId });
-    expect(deleted).toMatchObject({ endpointId: created.endpointId, deleted: true, secretsRemoved: 3, secretsNotRemoved: [] });
+    expect(deleted).toMatchObject({ endpointId: created.endpointId, deleted: true, secretsRemoved: 2, secretsNotRemoved: [] });
     expect(Object.keys(storedSecrets()).filter((ref) => ref.includes(created.endpointId))).toEqual([]);
     expect((await scopeOf(fresh.projectId, 'test').doc('webhookEndpoints', created.endpointId).get()).exists).toBe(false);
     expect(await audit(fresh.projectId, 'test', deleted.auditEventId)).toMatchObject({ eventType: 'webhook_endpoint.deleted', fromState: 'enabled', details: expect.objectContaining({ url: PUBLIC_URL }) });

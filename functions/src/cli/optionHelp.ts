@@ -18,6 +18,8 @@ const BY_COMMAND: Record<string, string> = {
   'migrate --project': 'The Tessera project the users are migrated into (proj_…).',
   'reports errors --limit': 'Error groups per page (1–100, default 20).',
   'webhooks deliveries --limit': 'Deliveries to show (default 20).',
+  'webhooks update --all-events': 'The endpoint receives every event type from now on (instead of --event).',
+  'subscription-transfer set --behavior': 'keep (default: a subscription stays with the customer who owns it) or transfer (it moves to the customer a verified purchase is presented for).',
 };
 
 const GENERIC: Record<string, string> = {
