@@ -32,18 +32,6 @@ export interface MigrationState {
   finishedAt: number | null;
 }
 
-export const emptyTotals = (): MigrationTotals => ({
-  matched: 0,
-  created: 0,
-  conflicts: 0,
-  errors: 0,
-  entitlementsGranted: 0,
-  entitlementsSkippedRailBacked: 0,
-  entitlementsSkippedLapsed: 0,
-  entitlementsUndetermined: 0,
-  entitlementKeysRegistered: 0,
-});
-
 export function loadState(path: string, expected: Pick<MigrationState, 'inputSha256' | 'projectId' | 'env' | 'batchSize'>): MigrationState | null {
   if (!existsSync(path)) return null;
   let state: MigrationState;

@@ -111,18 +111,24 @@ export async function migrateUsers(deps: MigrationDeps, scope: EnvScope, rows: r
   return outcome;
 }
 
+/** Every counter of a migration's rows at zero (the CLI starts its running totals from it too). */
+export const zeroRowCounters = (): Omit<MigrationCounters, 'totalRows'> => ({
+  matched: 0,
+  created: 0,
+  conflicts: 0,
+  errors: 0,
+  entitlementsGranted: 0,
+  entitlementsSkippedRailBacked: 0,
+  entitlementsSkippedLapsed: 0,
+  entitlementsUndetermined: 0,
+  entitlementKeysRegistered: 0,
+});
+
 /** The response's counters and details, rows in request order. */
 function tally(results: readonly RowResult[], keysRegistered: number): MigrationOutcome {
   const outcome: MigrationOutcome = {
     totalRows: results.length,
-    matched: 0,
-    created: 0,
-    conflicts: 0,
-    errors: 0,
-    entitlementsGranted: 0,
-    entitlementsSkippedRailBacked: 0,
-    entitlementsSkippedLapsed: 0,
-    entitlementsUndetermined: 0,
+    ...zeroRowCounters(),
     entitlementKeysRegistered: keysRegistered,
     details: { conflicts: [], errors: [] },
   };

@@ -6,7 +6,7 @@ import { deployRegion } from '../../config/region';
 import { loadSettings } from '../../config/settings';
 import type { MigrationDeps } from '../../migration/deps';
 import { MAX_MIGRATION_ROWS } from '../../migration/route';
-import { migrateUsers } from '../../migration/service';
+import { migrateUsers, zeroRowCounters } from '../../migration/service';
 import { getProject } from '../../projects/repository';
 import { createRailEdges } from '../../rails/edges';
 import { createSecretStore } from '../../secrets/store';
@@ -15,7 +15,7 @@ import { EnvScope } from '../../store/scope';
 import type { TaskQueue } from '../../tasks/queue';
 import { optionalString, requireOneOf, requireString, type Command, type ProgressOutput } from '../command';
 import { parseMigrationInput } from '../migrateInput';
-import { emptyTotals, loadState, saveState, type MigrationState, type MigrationTotals, type RowNote } from '../migrateState';
+import { loadState, saveState, type MigrationState, type MigrationTotals, type RowNote } from '../migrateState';
 import { OperatorError } from '../operatorError';
 import { renderTable } from '../table';
 
@@ -105,7 +105,7 @@ export const migrateCommands: Command[] = [
         version: 1,
         ...identity,
         batchesDone: 0,
-        totals: emptyTotals(),
+        totals: zeroRowCounters(),
         refused: entries.flatMap((e) => ('unreadable' in e ? [{ line: e.line, developerUserId: null, reason: e.unreadable }] : [])),
         conflicts: [],
         finishedAt: null,
