@@ -1,3 +1,5 @@
+import { isFunctionsEmulator } from '../config/deployment';
+
 /**
  * How the page signs in here. Under the emulator suite the functions emulator tells its
  * functions where the Auth emulator is (`FIREBASE_AUTH_EMULATOR_HOST`), and the page must send
@@ -11,6 +13,6 @@ export interface SignInOptions {
 
 export function signInOptions(environment: Record<string, string | undefined> = process.env): SignInOptions {
   const host = environment.FIREBASE_AUTH_EMULATOR_HOST;
-  const emulated = environment.FUNCTIONS_EMULATOR === 'true';
+  const emulated = isFunctionsEmulator(environment);
   return { authEmulator: emulated && host && /^[A-Za-z0-9.:[\]-]+$/.test(host) ? `http://${host}` : null };
 }
