@@ -1,4 +1,4 @@
-import type { DocumentReference, Firestore, Transaction } from 'firebase-admin/firestore';
+import type { DocumentReference, DocumentSnapshot, Firestore, Transaction } from 'firebase-admin/firestore';
 import { DomainError } from '../errors/domain';
 import { projectRef } from '../keys/paths';
 import { getProject } from '../projects/repository';
@@ -36,13 +36,15 @@ const settingRef = (db: Firestore, projectId: string): DocumentReference => proj
 
 /** The project's behaviour, read in the caller's transaction (only when an owner is contested). */
 export async function transferBehaviorIn(tx: Transaction, scope: EnvScope): Promise<TransferBehavior> {
-  const snapshot = await tx.get(scope.projectSettingRef(SUBSCRIPTION_TRANSFER_SETTING));
-  const behavior = snapshot.exists ? (snapshot.data() as Partial<TransferSetting>).behavior : undefined;
-  return behavior === 'transfer' ? 'transfer' : DEFAULT_TRANSFER_BEHAVIOR;
+  return behaviorOf(await tx.get(scope.projectSettingRef(SUBSCRIPTION_TRANSFER_SETTING)));
 }
 
 export async function readTransferBehavior(db: Firestore, projectId: string): Promise<TransferBehavior> {
-  const snapshot = await settingRef(db, projectId).get();
+  return behaviorOf(await settingRef(db, projectId).get());
+}
+
+/** The stored behaviour; anything but an explicit `transfer` (no document included) is the default. */
+function behaviorOf(snapshot: DocumentSnapshot): TransferBehavior {
   return snapshot.exists && (snapshot.data() as Partial<TransferSetting>).behavior === 'transfer' ? 'transfer' : DEFAULT_TRANSFER_BEHAVIOR;
 }
 
