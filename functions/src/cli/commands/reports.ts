@@ -47,78 +47,64 @@ async function scopeOf(values: Values, db: Firestore): Promise<EnvScope> {
   return new EnvScope(db, projectId, env);
 }
 
-function rangeOf(values: Values, now: number): ReportRange {
+/** `--from` / `--to` as an inclusive window (default: the last 30 days to now). */
+function windowOf(values: Values, now: number): { from: number; to: number } {
   const toText = optionalString(values, 'to');
   const fromText = optionalString(values, 'from');
   const to = toText === undefined ? now : parseDay(toText, 'to', true);
   const from = fromText === undefined ? to - DEFAULT_WINDOW_MS + 1 : parseDay(fromText, 'from', false);
+  return { from, to };
+}
+
+function rangeOf(values: Values, now: number): ReportRange {
   const granularity = (optionalString(values, 'granularity') === undefined ? 'day' : requireOneOf(values, 'granularity', ['day', 'hour'] as const)) as Granularity;
-  return checkRange({ from, to, granularity }, now);
+  return checkRange({ ...windowOf(values, now), granularity }, now);
+}
+
+/** A series report's command: the same options and run for each; only its service and table differ. */
+function seriesCommand<R>(name: string, about: string, report: (scope: EnvScope, range: ReportRange, now: number) => Promise<R>, table: (result: R) => string): Command {
+  return {
+    name,
+    summary: `${RANGE_SUMMARY}   (${about})`,
+    options: RANGE_OPTIONS,
+    async run(values, { db, clock }) {
+      const now = clock.now();
+      const range = rangeOf(values, now);
+      return report(await scopeOf(values, db), range, now);
+    },
+    table: (result) => table(result as R),
+  };
 }
 
 const periodLabel = (t: number, granularity: Granularity) => utcTime(t, granularity === 'hour');
 
 export const reportCommands: Command[] = [
-  {
-    name: 'reports subscribers',
-    summary: `${RANGE_SUMMARY}   (active subscribers now, and per period, by entitlement and rail)`,
-    options: RANGE_OPTIONS,
-    async run(values, { db, clock }) {
-      const now = clock.now();
-      const range = rangeOf(values, now);
-      return subscribersReport(await scopeOf(values, db), range, now);
-    },
-    table(result) {
-      const report = result as SubscribersReport;
-      const now = renderTable(['entitlement', 'rail', 'active now'], report.data.map((r) => [r.entitlementKey, r.rail, r.active]));
-      const series = renderTable(['period', 'entitlement', 'rail', 'active'], report.series.map((r) => [periodLabel(r.t, report.granularity), r.entitlementKey, r.rail, r.active]));
-      return `Active subscribers now (${report.env})\n${now}\nBy ${report.granularity}, ${utcTime(report.from)} to ${utcTime(report.to)}\n${series}`;
-    },
-  },
-  {
-    name: 'reports revenue',
-    summary: `${RANGE_SUMMARY}   (gross, refunds and net per period, currency and rail; MRR now)`,
-    options: RANGE_OPTIONS,
-    async run(values, { db, clock }) {
-      const now = clock.now();
-      const range = rangeOf(values, now);
-      return revenueReport(await scopeOf(values, db), range, now);
-    },
-    table(result) {
-      const report = result as RevenueReport;
-      const mrr = renderTable(['currency', 'MRR now'], report.mrr.map((m) => [m.currency.toUpperCase(), money(m.amount, m.currency)]));
-      const periods = renderTable(
-        ['period', 'rail', 'gross', 'refunds', 'net'],
-        report.data.map((r) => [periodLabel(r.t, report.granularity), r.rail, money(r.gross, r.currency), money(r.refunds, r.currency), money(r.net, r.currency)]),
-      );
-      return `Monthly recurring revenue (${report.env})\n${mrr}\nBy ${report.granularity}, ${utcTime(report.from)} to ${utcTime(report.to)}\n${periods}`;
-    },
-  },
-  {
-    name: 'reports events',
-    summary: `${RANGE_SUMMARY}   (stored events per name and period, and throttling)`,
-    options: RANGE_OPTIONS,
-    async run(values, { db, clock }) {
-      const now = clock.now();
-      const range = rangeOf(values, now);
-      return eventsReport(await scopeOf(values, db), range, now);
-    },
-    table(result) {
-      const report = result as EventsReport;
-      const events = renderTable(['period', 'event', 'count'], report.data.map((r) => [periodLabel(r.t, report.granularity), r.name, r.count]));
-      const throttled = report.throttling.filter((r) => r.throttled > 0 || r.dropped > 0);
-      const throttling = renderTable(['period', 'throttled', 'dropped'], throttled.map((r) => [periodLabel(r.t, report.granularity), r.throttled, r.dropped]));
-      return `Events (${report.env}) by ${report.granularity}, ${utcTime(report.from)} to ${utcTime(report.to)}\n${events}\nThrottling\n${throttling}`;
-    },
-  },
+  seriesCommand('reports subscribers', 'active subscribers now, and per period, by entitlement and rail', subscribersReport, (report: SubscribersReport) => {
+    const now = renderTable(['entitlement', 'rail', 'active now'], report.data.map((r) => [r.entitlementKey, r.rail, r.active]));
+    const series = renderTable(['period', 'entitlement', 'rail', 'active'], report.series.map((r) => [periodLabel(r.t, report.granularity), r.entitlementKey, r.rail, r.active]));
+    return `Active subscribers now (${report.env})\n${now}\nBy ${report.granularity}, ${utcTime(report.from)} to ${utcTime(report.to)}\n${series}`;
+  }),
+  seriesCommand('reports revenue', 'gross, refunds and net per period, currency and rail; MRR now', revenueReport, (report: RevenueReport) => {
+    const mrr = renderTable(['currency', 'MRR now'], report.mrr.map((m) => [m.currency.toUpperCase(), money(m.amount, m.currency)]));
+    const periods = renderTable(
+      ['period', 'rail', 'gross', 'refunds', 'net'],
+      report.data.map((r) => [periodLabel(r.t, report.granularity), r.rail, money(r.gross, r.currency), money(r.refunds, r.currency), money(r.net, r.currency)]),
+    );
+    return `Monthly recurring revenue (${report.env})\n${mrr}\nBy ${report.granularity}, ${utcTime(report.from)} to ${utcTime(report.to)}\n${periods}`;
+  }),
+  seriesCommand('reports events', 'stored events per name and period, and throttling', eventsReport, (report: EventsReport) => {
+    const events = renderTable(['period', 'event', 'count'], report.data.map((r) => [periodLabel(r.t, report.granularity), r.name, r.count]));
+    const throttled = report.throttling.filter((r) => r.throttled > 0 || r.dropped > 0);
+    const throttling = renderTable(['period', 'throttled', 'dropped'], throttled.map((r) => [periodLabel(r.t, report.granularity), r.throttled, r.dropped]));
+    return `Events (${report.env}) by ${report.granularity}, ${utcTime(report.from)} to ${utcTime(report.to)}\n${events}\nThrottling\n${throttling}`;
+  }),
   {
     name: 'reports errors',
     summary: '--project ID --env test|live [--from DAY] [--to DAY] [--limit N] [--cursor C] [--format table|json]   (error groups last seen in the range, newest first)',
     options: { project: { type: 'string' }, env: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
     async run(values, { db, clock }) {
       const now = clock.now();
-      const to = optionalString(values, 'to') === undefined ? now : parseDay(values.to as string, 'to', true);
-      const from = optionalString(values, 'from') === undefined ? to - DEFAULT_WINDOW_MS + 1 : parseDay(values.from as string, 'from', false);
+      const { from, to } = windowOf(values, now);
       if (from > to) throw new OperatorError('invalid_argument', '--from must not be later than --to.');
       const limitText = optionalString(values, 'limit');
       if (limitText !== undefined && !/^(?:[1-9][0-9]?|100)$/.test(limitText)) throw new OperatorError('invalid_argument', '--limit must be an integer from 1 to 100.');
