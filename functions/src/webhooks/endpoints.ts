@@ -137,8 +137,13 @@ async function enabledEndpointCount(tx: Transaction, scope: EnvScope): Promise<n
   return enabled.size;
 }
 
-function countEnabled(tx: Transaction, scope: EnvScope, count: number, now: number): void {
-  tx.set(scope.doc(WEBHOOK_META, ENDPOINT_COUNT_DOC), { count, updatedAt: now });
+/**
+ * Writes the limit's guard document, which every creation and enable reads: two concurrent ones
+ * then conflict on it instead of both counting 9. It holds no count (disables and deletes do not
+ * write it, so a stored count would go stale): the endpoints themselves are counted each time.
+ */
+function claimLimitGuard(tx: Transaction, scope: EnvScope, now: number): void {
+  tx.set(scope.doc(WEBHOOK_META, ENDPOINT_COUNT_DOC), { updatedAt: now });
 }
 
 const limitReached = (scope: EnvScope, count: number) =>
@@ -199,7 +204,7 @@ export async function createEndpoint(scope: EnvScope, input: CreateEndpointInput
           previousSecret: null,
         };
         tx.create(endpointRef(scope, endpointId), record);
-        countEnabled(tx, scope, enabled + 1, deps.now);
+        claimLimitGuard(tx, scope, deps.now);
         const auditEventId = auditEndpointChange(tx, scope, deps, 'created', record, null, `Operator registered webhook endpoint ${endpointId}.`);
         return { endpoint: toEndpointView(record, deps.now), secret, auditEventId };
       }),
@@ -325,7 +330,7 @@ export async function enableEndpoint(scope: EnvScope, endpointId: string, deps: 
       // A fresh start: failures before the endpoint was disabled do not count towards disabling it again.
       const record: WebhookEndpointRecord = { ...current, disabled: null, failingSince: null, updatedAt: deps.now };
       tx.update(endpointRef(scope, endpointId), { disabled: null, failingSince: null, updatedAt: deps.now });
-      countEnabled(tx, scope, enabled + 1, deps.now);
+      claimLimitGuard(tx, scope, deps.now);
       const auditEventId = auditEndpointChange(tx, scope, deps, 'enabled', record, 'disabled', `Operator enabled webhook endpoint ${endpointId}.`, { previousReason: current.disabled.reason });
       return { endpoint: toEndpointView(record, deps.now), auditEventId };
     }),
