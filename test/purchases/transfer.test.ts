@@ -213,6 +213,40 @@ it('Play: an erased owner keeps no claim; the next verified notification gives t
   expect(transfers).toEqual([expect.objectContaining({ rail: 'google', details: expect.objectContaining({ fromCustomerId: owner, toCustomerId: heir, reason: 'owner_erased' }) })]);
 });
 
+it('Play: a verified purchase whose obfuscated account id now names another customer stays with its owner under keep and moves only with transfer', async () => {
+  const live = world.scope('live');
+  const owner = (await linkHints(live, [{ kind: 'developer', id: 'play-keep-owner' }], 'self_asserted', world.service.clock.now())).customerId!;
+  const newcomer = (await linkHints(live, [{ kind: 'developer', id: 'play-keep-newcomer' }], 'self_asserted', world.service.clock.now())).customerId!;
+  const token = nextPurchaseToken();
+  world.google.purchases.set(token, playPurchase({ obfuscatedAccountId: owner, expiryTime: world.service.clock.now() + 30 * DAY }));
+  let eventTime = world.service.clock.now();
+  const push = async (type: number) => {
+    const body = pushBody({ version: '1.0', packageName: PLAY_PACKAGE, eventTimeMillis: String((eventTime += 1_000)), subscriptionNotification: { version: '1.0', notificationType: type, purchaseToken: token, subscriptionId: 'pro_monthly' } });
+    return postGoogle(world, body, await world.google.pushToken({ audience: world.pushAudience }));
+  };
+  expect((await push(4)).body.decision).toBe('applied'); // SUBSCRIPTION_PURCHASED
+  const subscriptionId = purchaseTokenHash(token);
+  expect((await subscriptionOf(world, 'live', 'google', subscriptionId))!.customerId).toBe(owner);
+
+  // Play now reports the purchase under the newcomer's account id (re-read on every notification).
+  world.google.purchases.set(token, playPurchase({ obfuscatedAccountId: newcomer, expiryTime: world.service.clock.now() + 30 * DAY }));
+  expect((await push(2)).status).toBe(200); // SUBSCRIPTION_RENEWED, keep
+  expect((await subscriptionOf(world, 'live', 'google', subscriptionId))!.customerId).toBe(owner);
+  expect(await entitlementsOf(world, 'live', newcomer)).toEqual([]);
+
+  await setBehavior('transfer');
+  try {
+    expect((await push(2)).status).toBe(200);
+    expect((await subscriptionOf(world, 'live', 'google', subscriptionId))!.customerId).toBe(newcomer);
+    expect(activeKeys(await entitlementsOf(world, 'live', newcomer))).toEqual(['pro']);
+    expect(activeKeys(await entitlementsOf(world, 'live', owner))).toEqual([]);
+    const transfers = (await live.collection('audit').where('eventType', '==', 'customer.subscription_transferred').where('customerId', '==', newcomer).get()).docs.map((d) => d.data());
+    expect(transfers).toEqual([expect.objectContaining({ rail: 'google', details: expect.objectContaining({ fromCustomerId: owner, toCustomerId: newcomer, reason: 'transfer_setting' }) })]);
+  } finally {
+    await setBehavior('keep');
+  }
+});
+
 it('validates the setting', async () => {
   await expect(setBehavior('sometimes')).rejects.toMatchObject({ code: 'invalid_argument' });
 });
