@@ -83,7 +83,7 @@ async function decide(ctx: RequestContext, target: WebhookTarget, env: Env, veri
   const eventId = payload.notificationUUID!;
   const eventType = railEventType('apple', appleEventName(payload.notificationType, payload.subtype));
   const usable = transaction?.originalTransactionId && transaction.transactionId;
-  const customerId = usable ? await appleOwner(scope, transaction, undefined, deps.clock.now()) : null;
+  const customer = usable ? await appleOwner(scope, transaction, undefined, deps.clock.now()) : null;
   const signedPurchaser = usable ? await appleSignedPurchaser(scope, transaction) : null;
   const outcome = await decideRailEvent({
     scope,
@@ -96,7 +96,8 @@ async function decide(ctx: RequestContext, target: WebhookTarget, env: Env, veri
     receivedAt,
     now: deps.clock.now(),
     reconciledWithProvider: false,
-    customerId,
+    customerId: customer?.customerId ?? null,
+    grantsReadAhead: customer?.grantsReadAhead,
     claimant: signedPurchaser?.claimant,
     snapshot: () =>
       usable

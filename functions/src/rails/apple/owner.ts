@@ -2,7 +2,7 @@ import type { JWSTransactionDecodedPayload } from '@apple/app-store-server-libra
 import { findCustomerIdByIdentity } from '../../identity/repository';
 import type { EnvScope } from '../../store/scope';
 import type { SubscriptionRecord } from '../model';
-import { resolveRailCustomer, type RailIdentity } from '../customers';
+import { resolveRailCustomer, type RailCustomer, type RailIdentity } from '../customers';
 
 /**
  * The customer an App Store subscription belongs to: whoever already holds its
@@ -12,12 +12,12 @@ import { resolveRailCustomer, type RailIdentity } from '../customers';
  * A family-shared transaction belongs to the organizer: only identifiers that are already
  * linked can name its customer, and nothing the caller sent is linked to it.
  */
-export async function appleOwner(scope: EnvScope, transaction: JWSTransactionDecodedPayload, callerToken: string | undefined, now: number): Promise<string | null> {
+export async function appleOwner(scope: EnvScope, transaction: JWSTransactionDecodedPayload, callerToken: string | undefined, now: number): Promise<RailCustomer | null> {
   const originalTransactionId = transaction.originalTransactionId!;
   const signedToken = transaction.appAccountToken ? transaction.appAccountToken.toLowerCase() : undefined;
   if (isFamilyShared(transaction)) {
-    const byTransaction = await findCustomerIdByIdentity(scope, 'apple_otx', originalTransactionId);
-    return byTransaction ?? (signedToken ? findCustomerIdByIdentity(scope, 'apple_aat', signedToken) : null);
+    const customerId = (await findCustomerIdByIdentity(scope, 'apple_otx', originalTransactionId)) ?? (signedToken ? await findCustomerIdByIdentity(scope, 'apple_aat', signedToken) : null);
+    return customerId ? { customerId, grantsReadAhead: null } : null;
   }
   const hints: RailIdentity[] = [{ kind: 'apple_otx', id: originalTransactionId }];
   const token = signedToken ?? callerToken?.toLowerCase();
