@@ -6,7 +6,9 @@
  * (store/counted.ts, `X-Tessera-Round-Trips`); test/foundation/roundTrips.test.ts holds that
  * count to the Firestore client's own RPCs.
  */
+import { randomUUID } from 'node:crypto';
 import { DAY } from '../../functions/src/clock';
+import { linkHints } from '../../functions/src/identity/repository';
 import { nextPurchaseToken, playPurchase, pushBody } from './support/googleFake';
 import { signedNotification, transactionPayload } from './support/applePayloads';
 import { stripeEvent, stripeIds, stripeSubscription } from './support/stripeFake';
@@ -65,6 +67,22 @@ describe('rail notifications: store round trips', () => {
     expect(renewal.body).toMatchObject({ decision: 'applied', duplicate: false });
     expect(roundTrips(renewal)).toBeLessThanOrEqual(RAIL_NOTIFICATION_ROUND_TRIPS);
     expect(await customerOf(world, 'test', 'apple_otx', otx)).toBe(customerId);
+  });
+
+  it('App Store: a renewal signing the appAccountToken of a known user reads its token once', async () => {
+    const token = randomUUID();
+    const { customerId } = await linkHints(world.scope('test'), [{ kind: 'developer', id: `user_${token}` }, { kind: 'apple_aat', id: token }], 'self_asserted', world.service.clock.now());
+    const txn = transactionPayload({ appAccountToken: token });
+    const otx = txn.originalTransactionId as string;
+    const first = await postApple(world, signedNotification(world.apple, { notificationType: 'SUBSCRIBED', subtype: 'INITIAL_BUY', transaction: txn, status: 1, signedDate: later() }).signedPayload);
+    expect(first.body).toMatchObject({ decision: 'applied', duplicate: false });
+    expect(await customerOf(world, 'test', 'apple_otx', otx)).toBe(customerId);
+
+    const renewed = transactionPayload({ originalTransactionId: otx, appAccountToken: token, expiresDate: later() + 60 * DAY });
+    const renewal = await postApple(world, signedNotification(world.apple, { notificationType: 'DID_RENEW', transaction: renewed, status: 1, signedDate: later() }).signedPayload);
+    expect(renewal.body).toMatchObject({ decision: 'applied', duplicate: false });
+    expect(roundTrips(renewal)).toBeLessThanOrEqual(RAIL_NOTIFICATION_ROUND_TRIPS);
+    expect(await auditOf(world, 'test', renewal.body.eventId as string)).toMatchObject({ customerId });
   });
 
   it('Play: SUBSCRIPTION_PURCHASED for a new subscriber, then SUBSCRIPTION_RENEWED', async () => {

@@ -32,6 +32,8 @@ export interface RailCustomerHints {
 export interface RailCustomer {
   customerId: string;
   grantsReadAhead: GrantsReadAhead | null;
+  /** Every identifier the purchase names was already linked to this customer (nothing was linked now). */
+  allLinkedBefore: boolean;
 }
 
 export async function resolveRailCustomer(scope: EnvScope, hints: RailCustomerHints, now: number): Promise<RailCustomer | null> {
@@ -44,7 +46,7 @@ export async function resolveRailCustomer(scope: EnvScope, hints: RailCustomerHi
   if (known) return known;
   const { customerId, created } = await linkHints(scope, all, 'rail', now);
   if (!customerId) return null;
-  return { customerId, grantsReadAhead: created ? newCustomerReadAhead(customerId) : null };
+  return { customerId, grantsReadAhead: created ? newCustomerReadAhead(customerId) : null, allLinkedBefore: false };
 }
 
 /**
@@ -60,7 +62,7 @@ async function linkedCustomer(scope: EnvScope, hints: RailIdentity[]): Promise<R
   const [customerId] = ids;
   const [customer, projection] = await scope.getAll(customerRef(scope, customerId), projectionRef(scope, customerId));
   if (!customer.exists || (customer.data() as CustomerRecord).status !== 'active') return null;
-  return { customerId, grantsReadAhead: await grantsAfterProjection(scope, customerId, projection) };
+  return { customerId, grantsReadAhead: await grantsAfterProjection(scope, customerId, projection), allLinkedBefore: true };
 }
 
 /** One identifier of an existing, active customer (its developer user id when it has one). */

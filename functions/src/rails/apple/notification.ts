@@ -84,7 +84,7 @@ async function decide(ctx: RequestContext, target: WebhookTarget, env: Env, veri
   const eventType = railEventType('apple', appleEventName(payload.notificationType, payload.subtype));
   const usable = transaction?.originalTransactionId && transaction.transactionId;
   const customer = usable ? await appleOwner(scope, transaction, undefined, deps.clock.now()) : null;
-  const signedPurchaser = usable ? await appleSignedPurchaser(scope, transaction) : null;
+  const signedPurchaser = usable ? await appleSignedPurchaser(scope, transaction, customer) : null;
   const outcome = await decideRailEvent({
     scope,
     tasks: deps.tasks,

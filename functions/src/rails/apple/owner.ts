@@ -17,7 +17,7 @@ export async function appleOwner(scope: EnvScope, transaction: JWSTransactionDec
   const signedToken = transaction.appAccountToken ? transaction.appAccountToken.toLowerCase() : undefined;
   if (isFamilyShared(transaction)) {
     const customerId = (await findCustomerIdByIdentity(scope, 'apple_otx', originalTransactionId)) ?? (signedToken ? await findCustomerIdByIdentity(scope, 'apple_aat', signedToken) : null);
-    return customerId ? { customerId, grantsReadAhead: null } : null;
+    return customerId ? { customerId, grantsReadAhead: null, allLinkedBefore: false } : null;
   }
   const hints: RailIdentity[] = [{ kind: 'apple_otx', id: originalTransactionId }];
   const token = signedToken ?? callerToken?.toLowerCase();
@@ -42,12 +42,18 @@ export function appleFacts(transaction: JWSTransactionDecodedPayload) {
  * A notification's claim on a subscription: the customer of the appAccountToken the transaction
  * signs, when that token is new to the subscription's record (a purchase made by another app
  * account). The token the record already holds claims nothing, so renewals of a subscription
- * that was transferred never move it back. Family-shared transactions claim nothing.
+ * that was transferred never move it back. Family-shared transactions claim nothing. `owner`:
+ * the transaction's owner as appleOwner resolved it; when every identifier it named (the token
+ * among them) was already linked to it, the token's customer is known without a second read.
  */
-export async function appleSignedPurchaser(scope: EnvScope, transaction: JWSTransactionDecodedPayload): Promise<{ claimant: (current: SubscriptionRecord | null) => string | null } | null> {
+export async function appleSignedPurchaser(
+  scope: EnvScope,
+  transaction: JWSTransactionDecodedPayload,
+  owner: RailCustomer | null,
+): Promise<{ claimant: (current: SubscriptionRecord | null) => string | null } | null> {
   const token = transaction.appAccountToken?.toLowerCase();
   if (!token || isFamilyShared(transaction)) return null;
-  const customerId = await findCustomerIdByIdentity(scope, 'apple_aat', token);
+  const customerId = owner?.allLinkedBefore ? owner.customerId : await findCustomerIdByIdentity(scope, 'apple_aat', token);
   if (!customerId) return null;
   return { claimant: (current) => (current?.apple?.appAccountToken?.toLowerCase() === token ? null : customerId) };
 }
