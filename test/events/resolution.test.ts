@@ -146,6 +146,7 @@ it('a first landing is stored without reading its event documents (issue 23); a 
   spy.tasks.enqueue = async (queue, payload, options) => {
     if (queue !== 'identityResolution') return original(queue, payload, options);
     enqueued.push(payload);
+    return 'enqueued';
   };
   const own = await seedProject(spy);
   const events = Array.from({ length: 30 }, (_, i) => event({ eventId: `blind-${i}`, anonymousId: 'device-blind' }));
