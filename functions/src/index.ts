@@ -67,7 +67,7 @@ export const reportsApi = groupFunction('reports');
 function taskFunction(queue: QueueName) {
   const { retryConfig, rateLimits } = QUEUE_CONFIGS[queue];
   return onTaskDispatched<Record<string, unknown>>({ retryConfig: { ...retryConfig }, rateLimits: { ...rateLimits } }, async (req) => {
-    const [{ runTask }, ready] = await Promise.all([import('./tasks/handlers'), getDeps()]);
+    const [{ runTask }, ready] = await Promise.all([import('./app/taskHandlers'), getDeps()]);
     await runTask(queue, req.data, ready);
   });
 }
@@ -87,6 +87,6 @@ export const retentionWorker = onSchedule({ schedule: RETENTION_SCHEDULE, timeou
 
 /** The webhook worker: records entitlement expiries and relays outbox events whose fan-out was lost (webhooks/README.md). */
 export const webhookWorker = onSchedule({ schedule: WEBHOOK_WORKER_SCHEDULE, timeoutSeconds: 120 }, async () => {
-  const [{ runWebhookWorker }, ready] = await Promise.all([import('./webhooks/outboxWorker'), getDeps()]);
+  const [{ runWebhookWorker }, ready] = await Promise.all([import('./app/workers/outboxWorker'), getDeps()]);
   await runWebhookWorker(ready);
 });

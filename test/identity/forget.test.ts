@@ -9,7 +9,7 @@ import { DAY, MINUTE } from '../../functions/src/clock';
 import { createDeps } from '../../functions/src/app/deps';
 import type { AuditEntry } from '../../functions/src/audit/model';
 import { PENDING_ERASURES } from '../../functions/src/identity/erasureModel';
-import type { CustomerRecord } from '../../functions/src/identity/model';
+import type { CustomerRecord } from '../../functions/src/customers/model';
 import { customerRef, identityRef } from '../../functions/src/identity/repository';
 import { runRetention } from '../../functions/src/retention/worker';
 import { EnvScope } from '../../functions/src/store/scope';

@@ -1,13 +1,13 @@
 import type { CompiledRoute } from '../http/route';
-import { serverRoutes } from '../entitlements/routes';
-import { eventRoutes } from '../events/routes';
-import { identityRoutes, identityServerRoutes } from '../identity/routes';
-import { purchaseRoutes } from '../purchases/routes';
+import { serverRoutes } from '../entitlements/http/routes';
+import { eventRoutes } from '../events/http/routes';
+import { identityRoutes, identityServerRoutes } from '../identity/http/routes';
+import { purchaseRoutes } from '../purchases/http/routes';
 import { dashboardRoutes } from '../dashboard/routes';
-import { webhookRoutes } from '../rails/routes';
-import { reportRoutes } from '../reports/routes';
-import { sdkRoutes } from '../sdk/routes';
-import { sourcemapRoutes } from '../sourcemaps/routes';
+import { webhookRoutes } from '../rails/http/routes';
+import { reportRoutes } from '../reports/http/routes';
+import { sdkRoutes } from '../sdk/http/routes';
+import { sourcemapRoutes } from '../sourcemaps/http/routes';
 import type { GroupName } from './groupNames';
 
 export { GROUP_FUNCTIONS, type GroupName } from './groupNames';

@@ -1,7 +1,7 @@
 import type { DocumentSnapshot } from 'firebase-admin/firestore';
 import type { RootDeps } from '../app/deps';
 import type { Hint } from '../identity/link';
-import type { CustomerRecord } from '../identity/model';
+import type { CustomerRecord } from '../customers/model';
 import { identityMemory, type IdentityMemory } from '../identity/ports';
 import { linkObservedHints } from '../identity/repository';
 import { EnvScope } from '../store/scope';
@@ -9,7 +9,7 @@ import { KnownIdentities } from './knownIdentities';
 import { eventLogs } from './logs';
 import { decodeLandedBatch } from './batchCodec';
 import { eventDocId, type IdentityHints, type IngestedEventFields, type LandedBatch } from './model';
-import { StoredEventRollups, type EventToStore } from '../reports/storedEventRollups';
+import { StoredEventRollups, type EventToStore } from '../store/rollups/storedEventRollups';
 import { batchRef, createEvent, deleteLandedBatch, eventRef, putEvent } from './repository';
 import { parseIdentityResolutionPayload } from './resolutionTask';
 

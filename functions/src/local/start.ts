@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { DEMO_SPEC, EXPORT_DIR, LOCAL_GCLOUD_PROJECT, RUNNING_FILE, STATE_DIR } from './paths';
+import { DEMO_SPEC, EXPORT_DIR, LOCAL_GCLOUD_PROJECT, RUNNING_FILE, STATE_DIR } from '../config/paths';
 import { EmulatorMissingError, startEmulator, type RunningEmulator } from './emulator';
 
 /**
@@ -56,7 +56,7 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const resumed = await tasks.resume();
   const demo = await seedDemo(deps.db, readDemoSpec(DEMO_SPEC), deps.clock.now());
   // Deployed, Cloud Scheduler runs it every minute (index.ts webhookWorker).
-  const { startLocalWebhookWorker } = await import('../webhooks/outboxWorker');
+  const { startLocalWebhookWorker } = await import('../app/workers/outboxWorker');
   const webhookWorker = startLocalWebhookWorker(deps);
   const { withHostingPublic } = await import('./hosting');
   const server = createServer(withHostingPublic(createApiApp(ALL_ROUTES, deps)));

@@ -1,4 +1,4 @@
-import { CUSTOMER_ID_PREFIX, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../identity/model';
+import { CUSTOMER_ID_PREFIX, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../customers/model';
 import { customerRef, identityRef, linkHints } from '../identity/repository';
 import type { EnvScope } from '../store/scope';
 

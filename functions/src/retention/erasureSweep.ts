@@ -1,6 +1,6 @@
 import type { RootDeps } from '../app/deps';
 import { MINUTE } from '../clock';
-import { runErasure } from '../identity/erasure';
+import { runErasure } from './erasure';
 import { PENDING_ERASURES, type PendingErasure } from '../identity/erasureModel';
 import { retentionLogs } from './logs';
 

@@ -1,8 +1,8 @@
 import type { JSONSchemaType } from 'ajv';
 import { requireCustomerIdParam } from '../../entitlements/customerIds';
 import type { GrantDuration } from '../../entitlements/durations';
-import { grantBodySchema } from '../../entitlements/grantRoute';
-import { revokeBodySchema } from '../../entitlements/revokeRoute';
+import { grantBodySchema } from '../../entitlements/http/grantRoute';
+import { revokeBodySchema } from '../../entitlements/http/revokeRoute';
 import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
 import { CUSTOMER_STATUSES, DEFAULT_LIST_SIZE, MAX_LIST_SIZE, type CustomerListQuery } from '../customerList';

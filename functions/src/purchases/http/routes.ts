@@ -1,0 +1,5 @@
+import type { CompiledRoute } from '../../http/route';
+import { purchaseSyncRoute } from './syncRoute';
+
+/** The routes of this capability, mounted by app/groups.ts. */
+export const purchaseRoutes: CompiledRoute[] = [purchaseSyncRoute];

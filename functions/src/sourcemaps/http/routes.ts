@@ -1,0 +1,5 @@
+import type { CompiledRoute } from '../../http/route';
+import { uploadSourcemapsRoute } from './uploadRoute';
+
+/** The routes of this capability, mounted by app/groups.ts. */
+export const sourcemapRoutes: CompiledRoute[] = [uploadSourcemapsRoute];
