@@ -37,9 +37,9 @@ function groupFunction(group: GroupName, options: HttpsOptions = {}) {
   let app: Promise<Express> | undefined;
   return onRequest({ invoker: 'public', ...options }, async (req, res) => {
     app ??= (async () => {
-      const [{ GROUP_LOADERS }, { createApiApp }] = await Promise.all([import('./app/groupLoaders'), import('./http/pipeline')]);
+      const [{ GROUP_LOADERS }, { createServiceApp }] = await Promise.all([import('./app/groupLoaders'), import('./app/serviceApp')]);
       const [routes, ready] = await Promise.all([GROUP_LOADERS[group](), getDeps()]);
-      return createApiApp(routes, ready);
+      return createServiceApp(routes, ready);
     })();
     (await app)(req, res);
   });

@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { route } from '../../functions/src/http/route';
-import { createApiApp } from '../../functions/src/http/pipeline';
+import { createServiceApp } from '../../functions/src/app/serviceApp';
 import { createTestService } from '../support/harness';
 import supertest from 'supertest';
 
@@ -70,6 +70,7 @@ export function handleImports(file: string, source: string): string[] {
     if (match[1].split(',').some((name) => /^(?:type\s+)?Firestore(?:\s+as\s+\w+)?$/.test(name.trim()))) found.push('imports the Firestore type');
   }
   if (/\bRootDeps\b/.test(source)) found.push('names RootDeps');
+  if (/\bBackgroundDeps\b/.test(source)) found.push('names BackgroundDeps');
   return found;
 }
 
@@ -98,7 +99,7 @@ it('gives handlers Deps without the unscoped handle, even at run time', async ()
   const service = createTestService();
   let seen: object | null = null;
   const probe = route({ method: 'GET', path: '/v1/test/deps', key: 'none', handler: async (ctx) => ((seen = ctx.deps), { body: {} }) });
-  await supertest(createApiApp([probe], service.deps)).get('/v1/test/deps').expect(200);
+  await supertest(createServiceApp([probe], service.deps)).get('/v1/test/deps').expect(200);
   expect(seen).not.toBeNull();
   expect('db' in seen!).toBe(false);
   expect(Object.values(seen!).some((value) => value === service.deps.db)).toBe(false);

@@ -17,7 +17,7 @@ import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
 import type { EnqueueOptions, EnqueueResult, QueueName, TaskQueue } from '../../functions/src/tasks/queue';
 import supertest from 'supertest';
 import { ALL_ROUTES } from '../../functions/src/app/groups';
-import { createApiApp } from '../../functions/src/http/pipeline';
+import { createServiceApp } from '../../functions/src/app/serviceApp';
 import { describeSecuredRoute } from '../support/securitySuite';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { seedGrants } from './support/grants';
@@ -174,7 +174,7 @@ describe('erasure', () => {
     const lossyDeps = createDeps({ clock: service.clock, tasks: lostQueue });
     const linked = await identify({ userId: 'lost-task', anonymousId: 'lost-device' });
     const id2 = linked.body.serviceCustomerId as string;
-    const lost = await supertest(createApiApp(ALL_ROUTES, lossyDeps)).post('/v1/identity/forget').set({ Authorization: `Bearer ${project.android.test.secret}` }).send({ customerId: id2 });
+    const lost = await supertest(createServiceApp(ALL_ROUTES, lossyDeps)).post('/v1/identity/forget').set({ Authorization: `Bearer ${project.android.test.secret}` }).send({ customerId: id2 });
     expect(lost.status).toBe(200);
     expect(lost.body.serviceCustomerId).toBe(id2);
     expect((await customer(id2)).status).toBe('erasure_pending');

@@ -1,5 +1,7 @@
 import type { CompiledRoute } from '../http/route';
+import { auditReadRoute } from '../audit/http/readRoute';
 import { serverRoutes } from '../entitlements/http/routes';
+import { migrationRoute } from '../migration/http/route';
 import { eventRoutes } from '../events/http/routes';
 import { identityRoutes, identityServerRoutes } from '../identity/http/routes';
 import { purchaseRoutes } from '../purchases/http/routes';
@@ -8,6 +10,7 @@ import { webhookRoutes } from '../rails/http/routes';
 import { reportRoutes } from '../reports/http/routes';
 import { sdkRoutes } from '../sdk/http/routes';
 import { sourcemapRoutes } from '../sourcemaps/http/routes';
+import type { Deps } from './deps';
 import type { GroupName } from './groupNames';
 
 export { GROUP_FUNCTIONS, type GroupName } from './groupNames';
@@ -23,11 +26,11 @@ export const GROUPS = {
   identity: identityRoutes,
   events: eventRoutes,
   purchases: purchaseRoutes,
-  server: [...serverRoutes, ...identityServerRoutes],
+  server: [...serverRoutes, auditReadRoute, migrationRoute, ...identityServerRoutes],
   sourcemaps: sourcemapRoutes,
   webhooks: webhookRoutes,
   dashboard: dashboardRoutes,
   reports: reportRoutes,
-} satisfies Record<GroupName, CompiledRoute[]>;
+} satisfies Record<GroupName, CompiledRoute<Deps>[]>;
 
-export const ALL_ROUTES: CompiledRoute[] = Object.values(GROUPS).flat();
+export const ALL_ROUTES: CompiledRoute<Deps>[] = Object.values(GROUPS).flat();

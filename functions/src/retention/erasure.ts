@@ -1,5 +1,5 @@
 import type { DocumentReference, Firestore, Query } from 'firebase-admin/firestore';
-import type { RootDeps } from '../app/deps';
+import type { BackgroundDeps } from '../tasks/background';
 import { appendAudit, auditRef } from '../audit/append';
 import { EVENTS } from '../events/model';
 import { erasePendingEvents } from '../events/pendingBatches';
@@ -36,7 +36,7 @@ export type ErasureOutcome = 'erased' | 'already_erased' | 'not_pending' | 'unkn
  * whose records keep only `mergedInto` and rail identifiers. Keeps grants, projections, rail
  * identifiers and the audit log (never deleted by erasure). identity/README.md › Erasure lists it all.
  */
-export async function runErasure(deps: RootDeps, payload: ErasurePayload): Promise<ErasureOutcome> {
+export async function runErasure(deps: BackgroundDeps, payload: ErasurePayload): Promise<ErasureOutcome> {
   const scope = new EnvScope(deps.db, payload.projectId, payload.env);
   const ledger = pendingErasureRef(deps.db, erasureTaskId(payload));
   const snapshot = await customerRef(scope, payload.customerId).get();
@@ -138,7 +138,7 @@ export async function runErasure(deps: RootDeps, payload: ErasurePayload): Promi
 }
 
 /** The `erasure` queue's handler: a malformed payload is dropped (retrying cannot fix it). */
-export async function erasureTaskHandler(payload: Record<string, unknown>, deps: RootDeps): Promise<void> {
+export async function erasureTaskHandler(payload: Record<string, unknown>, deps: BackgroundDeps): Promise<void> {
   if (!isErasurePayload(payload)) return;
   await runErasure(deps, { projectId: payload.projectId, env: payload.env, customerId: payload.customerId });
 }

@@ -6,6 +6,7 @@ import { requireCustomerIdParam } from '../customerIds';
 import { GRANT_DURATIONS, type GrantDuration } from '../durations';
 import { grantManually } from '../manualGrants';
 import { mutationResponse } from './mutationResponse';
+import type { TaskQueue } from '../../tasks/queue';
 
 /** `POST /v1/server/customers/{customerId}/grant`: a manual grant, audited in the same transaction. */
 export interface GrantBody {
@@ -24,7 +25,7 @@ export const grantBodySchema: JSONSchemaType<GrantBody> = {
   },
 };
 
-export const grantRoute = route<GrantBody>({
+export const grantRoute = route<GrantBody, Record<string, string>, { tasks: TaskQueue }>({
   method: 'POST',
   path: '/v1/server/customers/:customerId/grant',
   key: 'secret',

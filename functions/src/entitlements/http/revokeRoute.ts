@@ -5,6 +5,7 @@ import { ENTITLEMENT_KEY_PATTERN } from '../catalog';
 import { requireCustomerIdParam } from '../customerIds';
 import { revokeManually } from '../manualGrants';
 import { mutationResponse } from './mutationResponse';
+import type { TaskQueue } from '../../tasks/queue';
 
 /** `POST /v1/server/customers/{customerId}/revoke`: revokes a manual grant, audited in the same transaction. */
 export interface RevokeBody {
@@ -22,7 +23,7 @@ export const revokeBodySchema: JSONSchemaType<RevokeBody> = {
   },
 };
 
-export const revokeRoute = route<RevokeBody>({
+export const revokeRoute = route<RevokeBody, Record<string, string>, { tasks: TaskQueue }>({
   method: 'POST',
   path: '/v1/server/customers/:customerId/revoke',
   key: 'secret',

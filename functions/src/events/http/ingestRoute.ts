@@ -4,6 +4,7 @@ import { ANONYMOUS_ID_PATTERN, USER_ID_PATTERN } from '../../identity/identifier
 import { ingestBatch, passMemoryFor } from '../ingest';
 import { sdkFloorViolation, sdkVersionUnsupported } from '../sdkFloor';
 import { envelopeSdk, MAX_EVENTS, PROPERTIES_LIMIT_BYTES } from '../validation';
+import type { TaskQueue } from '../../tasks/queue';
 
 /** Spec Limits: the events request body is about 1 MB at most; larger bodies are a 400 naming the limit. */
 export const EVENTS_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -95,7 +96,7 @@ export interface IngestResponse {
  * gets its `426` rather than a `400` for fields it does not know.
  * Rate limiting is per event (partial grants), so the route declares no all-or-nothing bucket.
  */
-export const ingestEventsRoute = route<EventsBody>({
+export const ingestEventsRoute = route<EventsBody, Record<string, string>, { tasks: TaskQueue }>({
   method: 'POST',
   path: '/v1/events',
   key: 'any',

@@ -6,7 +6,7 @@ import { route } from '../../http/route';
 import { CUSTOMER_ID_PATTERN, hasCustomerPrefix, readByCustomerId, readProjectionByIdentity } from '../customerRead';
 import { requireAnonymousId, requireUserId } from '../identifiers';
 import { verifiedUserGuard } from '../identityPolicy';
-import { identityPorts } from '../ports';
+import { identityPorts, type IdentityRoutePorts } from './requestPorts';
 
 /** `GET /v1/entitlements?customerId|userId|anonymousId=…`: one customer's entitlements. */
 export interface EntitlementsQuery {
@@ -56,7 +56,7 @@ export function parseEntitlementsHint(query: EntitlementsQuery): Hint {
   return hint;
 }
 
-export const entitlementsReadRoute = route<unknown, EntitlementsQuery>({
+export const entitlementsReadRoute = route<unknown, EntitlementsQuery, IdentityRoutePorts>({
   method: 'GET',
   path: '/v1/entitlements',
   key: 'any',

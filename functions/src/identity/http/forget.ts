@@ -4,7 +4,7 @@ import { route } from '../../http/route';
 import { CUSTOMER_ID_PATTERN } from '../customerRead';
 import { anonymousIdSchema, tokenSchema, userIdSchema } from '../identifiers';
 import { forget, type ForgetInput } from '../forgetService';
-import { identityPorts } from '../ports';
+import { identityPorts, type IdentityRoutePorts } from './requestPorts';
 
 /** `POST /v1/identity/forget`: right to be forgotten. Hints sent as `""` or `null` count as absent. */
 export interface ForgetBody {
@@ -53,7 +53,7 @@ export function forgetInput(body: ForgetBody): ForgetInput {
   return input;
 }
 
-export const forgetRoute = route<ForgetBody>({
+export const forgetRoute = route<ForgetBody, Record<string, string>, IdentityRoutePorts>({
   method: 'POST',
   path: '/v1/identity/forget',
   key: 'any',

@@ -2,7 +2,7 @@ import type { JSONSchemaType } from 'ajv';
 import { route } from '../../http/route';
 import { anonymousIdSchema, appAccountTokenSchema, emailSchema, tokenSchema, userIdSchema } from '../identifiers';
 import { identify, identifyInput, type IdentifyBody } from '../identifyService';
-import { identityPorts } from '../ports';
+import { identityPorts, type IdentityRoutePorts } from './requestPorts';
 import { traitsSchema } from '../traits';
 
 export type { IdentifyBody };
@@ -30,7 +30,7 @@ export interface IdentifyResponse {
   env: string;
 }
 
-export const identifyRoute = route<IdentifyBody>({
+export const identifyRoute = route<IdentifyBody, Record<string, string>, IdentityRoutePorts>({
   method: 'POST',
   path: '/v1/identify',
   aliases: ['/v1/identity/alias'],

@@ -2,7 +2,7 @@ import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
 import { anonymousIdSchema, tokenSchema, userIdSchema } from '../identifiers';
-import { identityPorts } from '../ports';
+import { identityPorts, type IdentityRoutePorts } from './requestPorts';
 import { resolveVisitor, type ResolveInput, type ResolveResult } from '../resolveService';
 
 /** `POST /v1/resolve`: the visitor's trust tier, what the app may show, and what to do next. */
@@ -36,7 +36,7 @@ export function resolveInput(body: ResolveBody): ResolveInput {
   return input;
 }
 
-export const resolveRoute = route<ResolveBody>({
+export const resolveRoute = route<ResolveBody, Record<string, string>, IdentityRoutePorts>({
   method: 'POST',
   path: '/v1/resolve',
   key: 'any',

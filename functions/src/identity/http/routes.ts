@@ -1,4 +1,3 @@
-import type { CompiledRoute } from '../../http/route';
 import { bulkAliasRoute } from './bulkAlias';
 import { entitlementsReadRoute } from './entitlementsRead';
 import { forgetRoute } from './forget';
@@ -6,7 +5,7 @@ import { identifyRoute } from './identify';
 import { resolveRoute } from './resolve';
 
 /** The routes of this capability, mounted by app/groups.ts. */
-export const identityRoutes: CompiledRoute[] = [identifyRoute, forgetRoute, entitlementsReadRoute, resolveRoute];
+export const identityRoutes = [identifyRoute, forgetRoute, entitlementsReadRoute, resolveRoute];
 
 /** Identity routes served by the `server` group (secret key only). */
-export const identityServerRoutes: CompiledRoute[] = [bulkAliasRoute];
+export const identityServerRoutes = [bulkAliasRoute];

@@ -1,6 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
 import { route } from '../../http/route';
 import { migrateUsers } from '../service';
+import type { MigrationDeps } from '../deps';
 
 /** At most 1,000 rows per request (spec › Limits). */
 export const MAX_MIGRATION_ROWS = 1000;
@@ -39,7 +40,7 @@ export const migrationBodySchema: JSONSchemaType<MigrationBody> = {
  * `users` is missing, empty, not an array or longer than 1,000 rows; every other problem is a
  * per-row entry of `details.errors`.
  */
-export const migrationRoute = route<MigrationBody>({
+export const migrationRoute = route<MigrationBody, Record<string, string>, MigrationDeps>({
   method: 'POST',
   path: '/v1/migration/users',
   key: 'secret',

@@ -4,6 +4,8 @@ import { route } from '../../http/route';
 import { UUID_PATTERN } from '../../identity/identifiers';
 import { withIdempotency } from './idempotency';
 import { syncApplePurchase, type AppleSyncInput } from '../syncService';
+import type { TaskQueue } from '../../tasks/queue';
+import type { RailEdges } from '../../rails/edges';
 
 /**
  * `POST /v1/purchases/sync` (legacy `/v1/purchases`): App Store transactions only; Stripe and
@@ -52,7 +54,7 @@ export const syncBodySchema: JSONSchemaType<SyncBody> = {
 };
 
 
-export const purchaseSyncRoute = route<SyncBody>({
+export const purchaseSyncRoute = route<SyncBody, Record<string, string>, { tasks: TaskQueue; rails: RailEdges }>({
   method: 'POST',
   path: '/v1/purchases/sync',
   aliases: ['/v1/purchases'],

@@ -1,7 +1,6 @@
 import type { JWSRenewalInfoDecodedPayload, JWSTransactionDecodedPayload, ResponseBodyV2DecodedPayload } from '@apple/app-store-server-library';
-import type { Deps } from '../../app/deps';
 import { invalidParam } from '../../http/errors';
-import type { Reply, RequestContext } from '../../http/route';
+import type { Reply } from '../../http/route';
 import { toWireEnv, type Env } from '../../store/env';
 import { recorded } from './answer';
 import type { AppleRailConfig } from '../config';
@@ -16,6 +15,7 @@ import { appleRevenue } from '../apple/revenue';
 import { appleNotificationProblem, appleRenewalProblem, appleTransactionProblem } from '../apple/shape';
 import { appleEventName, appleSnapshot } from '../apple/state';
 import { AppleVerificationFailed, appleVerifiers, claimedNotificationEnvironment, type AppleEnvironment } from '../apple/verifier';
+import type { RailRequest, RailRouteDeps } from './ports';
 
 /**
  * `POST /v1/webhooks/apple/{projectId}`: App Store Server Notifications V2. The body is
@@ -24,7 +24,7 @@ import { AppleVerificationFailed, appleVerifiers, claimedNotificationEnvironment
  * (`Production` → production, anything else → sandbox, which the verifier then enforces).
  * De-duplicated on `notificationUUID`; an older `signedDate` never overwrites newer state.
  */
-export async function handleAppleNotification(ctx: RequestContext): Promise<Reply> {
+export async function handleAppleNotification(ctx: RailRequest): Promise<Reply> {
   const { deps } = ctx;
   const receivedAt = deps.clock.now();
   const target = await loadWebhookTarget(ctx.params.projectId);
@@ -60,7 +60,7 @@ interface VerifiedNotification {
  * fails is an AppleVerificationFailed (401, nothing written); a payload that verified but cannot
  * be used is an UnusableNotification (recorded as rejected).
  */
-async function verifyNotification(deps: Deps, config: AppleRailConfig, environment: AppleEnvironment, signedPayload: string): Promise<VerifiedNotification> {
+async function verifyNotification(deps: RailRouteDeps, config: AppleRailConfig, environment: AppleEnvironment, signedPayload: string): Promise<VerifiedNotification> {
   const verifiers = appleVerifiers(deps.rails.apple.onlineChecks);
   const payload = await verifiers.verifyNotification(config, environment, signedPayload);
   const problem = appleNotificationProblem(payload as unknown as Record<string, unknown>);
@@ -76,7 +76,7 @@ async function verifyNotification(deps: Deps, config: AppleRailConfig, environme
   return { payload, transaction, renewal };
 }
 
-async function decide(ctx: RequestContext, target: WebhookTarget, env: Env, verified: VerifiedNotification, receivedAt: number): Promise<Reply> {
+async function decide(ctx: RailRequest, target: WebhookTarget, env: Env, verified: VerifiedNotification, receivedAt: number): Promise<Reply> {
   const { deps } = ctx;
   const { payload, transaction, renewal } = verified;
   const scope = verifiedScope(target, env);

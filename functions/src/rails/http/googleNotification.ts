@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { invalidParam } from '../../http/errors';
-import type { Reply, RequestContext } from '../../http/route';
+import type { Reply } from '../../http/route';
 import type { Env } from '../../store/env';
 import { recorded } from './answer';
 import type { GoogleRailConfig } from '../config';
@@ -17,6 +17,7 @@ import { PushTokenRejected, verifyPushToken } from '../google/pushToken';
 import { googleRevenue } from '../google/revenue';
 import { playSnapshot } from '../google/state';
 import type { TaskQueue } from '../../tasks/queue';
+import type { RailRequest } from './ports';
 
 /**
  * `POST /v1/webhooks/google/{projectId}`: Play real-time developer notifications pushed by
@@ -27,7 +28,7 @@ import type { TaskQueue } from '../../tasks/queue';
  */
 const REVOKED = 12;
 
-export async function handleGoogleNotification(ctx: RequestContext): Promise<Reply> {
+export async function handleGoogleNotification(ctx: RailRequest): Promise<Reply> {
   const { deps } = ctx;
   const receivedAt = deps.clock.now();
   const target = await loadWebhookTarget(ctx.params.projectId);
@@ -84,7 +85,7 @@ export async function handleGoogleNotification(ctx: RequestContext): Promise<Rep
 }
 
 /** The configuration whose push audience the token verifies against; a failure writes nothing. */
-async function authenticatedConfig(ctx: RequestContext, target: WebhookTarget, candidates: GoogleRailConfig[], receivedAt: number): Promise<GoogleRailConfig> {
+async function authenticatedConfig(ctx: RailRequest, target: WebhookTarget, candidates: GoogleRailConfig[], receivedAt: number): Promise<GoogleRailConfig> {
   const { deps } = ctx;
   const reasons: string[] = [];
   for (const config of candidates) {
@@ -105,7 +106,7 @@ type GoogleBase = { tasks: TaskQueue; rail: 'google'; eventId: string; eventAt: 
 type TakenBack = NonNullable<NonNullable<SubscriptionRecord['google']>['takenBack']>;
 
 async function reconcile(
-  ctx: RequestContext,
+  ctx: RailRequest,
   target: WebhookTarget,
   config: GoogleRailConfig,
   base: GoogleBase,

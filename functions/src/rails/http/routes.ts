@@ -1,7 +1,8 @@
-import { route, type CompiledRoute } from '../../http/route';
+import { route } from '../../http/route';
 import { handleAppleNotification } from './appleNotification';
 import { handleGoogleNotification } from './googleNotification';
 import { handleStripeNotification } from './stripeNotification';
+import type { RailRoutePorts } from './ports';
 
 /**
  * Inbound rail notifications, mounted by app/groups.ts in the `webhooks` group. They take no
@@ -9,7 +10,7 @@ import { handleStripeNotification } from './stripeNotification';
  * environment-scoped data is touched. `rawBody`: the pipeline hands them the bytes unparsed,
  * so a body is judged (and a verified but unusable one journaled) only after verification.
  */
-export const stripeWebhookRoute = route({
+export const stripeWebhookRoute = route<unknown, Record<string, string>, RailRoutePorts>({
   method: 'POST',
   path: '/v1/webhooks/stripe/:projectId',
   key: 'none',
@@ -18,7 +19,7 @@ export const stripeWebhookRoute = route({
   handler: handleStripeNotification,
 });
 
-export const appleWebhookRoute = route({
+export const appleWebhookRoute = route<unknown, Record<string, string>, RailRoutePorts>({
   method: 'POST',
   path: '/v1/webhooks/apple/:projectId',
   key: 'none',
@@ -27,7 +28,7 @@ export const appleWebhookRoute = route({
   handler: handleAppleNotification,
 });
 
-export const googleWebhookRoute = route({
+export const googleWebhookRoute = route<unknown, Record<string, string>, RailRoutePorts>({
   method: 'POST',
   path: '/v1/webhooks/google/:projectId',
   key: 'none',
@@ -37,4 +38,4 @@ export const googleWebhookRoute = route({
 });
 
 /** The routes of this capability, mounted by app/groups.ts. */
-export const webhookRoutes: CompiledRoute[] = [stripeWebhookRoute, appleWebhookRoute, googleWebhookRoute];
+export const webhookRoutes = [stripeWebhookRoute, appleWebhookRoute, googleWebhookRoute];

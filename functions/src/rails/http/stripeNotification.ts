@@ -1,8 +1,7 @@
 import type Stripe from 'stripe';
 import { stripeLibrary } from '../stripe/library';
-import type { Deps } from '../../app/deps';
 import { invalidParam } from '../../http/errors';
-import type { Reply, RequestContext } from '../../http/route';
+import type { Reply } from '../../http/route';
 import { toWireEnv, type Env } from '../../store/env';
 import { isUsableDocId } from '../../store/ids';
 import type { EnvScope } from '../../store/scope';
@@ -32,6 +31,7 @@ import { readStripeSubscription } from '../stripe/provider';
 import { stripeRevenue } from '../stripe/revenue';
 import { stripeEventProblem } from '../stripe/shape';
 import { stripeSnapshot, type StripeOverlay } from '../stripe/state';
+import type { RailRequest, RailRouteDeps } from './ports';
 
 /**
  * `POST /v1/webhooks/stripe/{projectId}`: the `Stripe-Signature` header is checked on the raw
@@ -54,7 +54,7 @@ const INVOICE_EVENTS = new Set(['invoice.paid', 'invoice.payment_succeeded', 'in
 const PAID_INVOICE_EVENTS = new Set(['invoice.paid', 'invoice.payment_succeeded']);
 const CHECKOUT_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
 
-export async function handleStripeNotification(ctx: RequestContext): Promise<Reply> {
+export async function handleStripeNotification(ctx: RailRequest): Promise<Reply> {
   const { deps } = ctx;
   const receivedAt = deps.clock.now();
   const target = await loadWebhookTarget(ctx.params.projectId);
@@ -89,7 +89,7 @@ interface VerifiedStripeBody {
  * claims no mode (not an object, or no boolean `livemode`) is tried with each configured mode's
  * secret, and belongs to the mode whose secret verified it.
  */
-async function verifyStripeBody(ctx: RequestContext, target: WebhookTarget, receivedAt: number): Promise<VerifiedStripeBody> {
+async function verifyStripeBody(ctx: RailRequest, target: WebhookTarget, receivedAt: number): Promise<VerifiedStripeBody> {
   const livemode = fieldObject(unverifiedJson(ctx.rawBody))?.livemode;
   const claimed: Env[] = typeof livemode === 'boolean' ? [livemode ? 'live' : 'test'] : ['test', 'live'];
   const configured = claimed.filter((env) => target.configs[env].stripe);
@@ -112,7 +112,7 @@ async function verifyStripeBody(ctx: RequestContext, target: WebhookTarget, rece
   throw unverified(ctx, 'stripe', target.projectId, `signature_invalid: ${failures.join('; ')}`, 'The Stripe-Signature header does not verify against this endpoint’s signing secret.');
 }
 
-async function decideStripeEvent(deps: Deps, scope: EnvScope, config: StripeRailConfig, event: Stripe.Event, receivedAt: number): Promise<RailDecision> {
+async function decideStripeEvent(deps: RailRouteDeps, scope: EnvScope, config: StripeRailConfig, event: Stripe.Event, receivedAt: number): Promise<RailDecision> {
   const object = event.data.object as unknown as StripeObject;
   const base = {
     scope,
@@ -165,7 +165,7 @@ interface ReconcileExtras {
 }
 
 async function reconcile(
-  deps: Deps,
+  deps: RailRouteDeps,
   scope: EnvScope,
   config: StripeRailConfig,
   base: StripeBase,
@@ -227,7 +227,7 @@ async function reconcile(
 }
 
 /** A full refund or a lost dispute: the paid-for subscription's grants are revoked now. */
-async function takeBack(deps: Deps, scope: EnvScope, base: StripeBase, refs: string[], reason: 'refund' | 'dispute_lost', chargeId: string): Promise<RailDecision> {
+async function takeBack(deps: RailRouteDeps, scope: EnvScope, base: StripeBase, refs: string[], reason: 'refund' | 'dispute_lost', chargeId: string): Promise<RailDecision> {
   const subscriptionId = await subscriptionForPayment(scope, refs);
   const refund = { at: base.eventAt, chargeId, reason };
   return decideRailEvent({

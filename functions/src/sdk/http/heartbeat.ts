@@ -2,8 +2,9 @@ import { logs } from '../../http/logs';
 import { normaliseOrigin } from '../../keys/origins';
 import { route } from '../../http/route';
 import { parseSdkVersion } from '../surfaces';
+import type { LivenessRecorder } from '../liveness';
 
-export const heartbeatRoute = route({
+export const heartbeatRoute = route<unknown, Record<string, string>, { liveness: LivenessRecorder }>({
   method: 'GET',
   path: '/v1/sdk/heartbeat',
   key: 'any',
