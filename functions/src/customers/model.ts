@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { randomToken } from '../keys/format';
+import { randomToken } from '../ids/random';
 
 /**
  * The customer model shared by every capability. All documents live under the key's

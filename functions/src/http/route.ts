@@ -1,7 +1,8 @@
 import type { JSONSchemaType } from 'ajv';
 import type { KeyKind, ParsedKey } from '../keys/format';
 import type { Scope } from '../keys/scopes';
-import type { KeyRecord, Platform } from '../keys/record';
+import type { KeyRecord } from '../keys/record';
+import type { Platform } from '../wire/vocabulary';
 import type { BucketName } from '../ratelimit/buckets';
 import type { Env, WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';

@@ -1,6 +1,6 @@
 import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../../http/errors';
-import { PLATFORMS, type Platform } from '../../keys/record';
+import { PLATFORMS, type Platform } from '../../wire/vocabulary';
 import { GRACES, graceBodySchema, type GraceBody } from './grace';
 import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 

@@ -5,32 +5,10 @@ import { ingestBatch, passMemoryFor } from '../ingest';
 import { sdkFloorViolation, sdkVersionUnsupported } from '../sdkFloor';
 import { envelopeSdk, MAX_EVENTS, PROPERTIES_LIMIT_BYTES } from '../validation';
 import type { TaskQueue } from '../../tasks/queue';
+import type { EventsBody, RawEvent } from '../batch';
 
 /** Spec Limits: the events request body is about 1 MB at most; larger bodies are a 400 naming the limit. */
 export const EVENTS_BODY_LIMIT_BYTES = 1024 * 1024;
-
-/** One event as its schema admits it; `level`, `tags` and `categoryTags` are soft-dropped later when malformed. */
-export interface RawEvent {
-  name: string;
-  eventId?: string | null;
-  timestamp?: number | null;
-  properties?: Record<string, unknown> | null;
-  developerUserId?: string | null;
-  anonymousId?: string | null;
-  serviceCustomerId?: string | null;
-  level?: unknown;
-  tags?: unknown;
-  categoryTags?: unknown;
-}
-
-export interface EventsBody {
-  events: RawEvent[];
-  appId?: string | null;
-  environment?: 'sandbox' | 'production' | null;
-  /** Observed, never enforced (validation.ts). */
-  sdk?: unknown;
-  envelopeVersion?: unknown;
-}
 
 const HINT_REQUIRED = 'each event needs at least one identity hint (developerUserId, anonymousId or serviceCustomerId)';
 /** One branch of "at least one identity hint": the hint is present and not null. */
