@@ -1,7 +1,7 @@
 import { appendAudit, newServerEventId } from '../audit/append';
 import type { AuditEntry } from '../audit/model';
 import { invalidParam } from '../http/errors';
-import { customerRef } from '../identity/repository';
+import { customerRef } from '../customers/refs';
 import { randomToken } from '../ids/random';
 import type { Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';

@@ -7,7 +7,7 @@ import type { EntitlementCause } from '../entitlements/changeModel';
 import type { GrantRecord, ProjectionDoc } from '../entitlements/model';
 import { getAllInTx, projectionRef, readCustomerGrants, readCustomerGrantsGuarded } from '../entitlements/projection';
 import { applyGrantChanges } from '../entitlements/writer';
-import { customerRef } from '../identity/repository';
+import { customerRef } from '../customers/refs';
 import { transferBehaviorIn } from '../identity/transferPolicy';
 import { randomToken } from '../ids/random';
 import { subscriptionTransferredEvent } from '../webhooks/customerEvents';

@@ -1,5 +1,5 @@
 import { route } from '../../http/route';
-import { customerRef } from '../../identity/repository';
+import { customerRef } from '../../customers/refs';
 import type { EnvScope } from '../../store/scope';
 import { requireCustomerIdParam, requireKnownCustomer } from '../customerIds';
 import type { ProjectionDoc, PublicEntitlement } from '../model';

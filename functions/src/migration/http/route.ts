@@ -1,10 +1,8 @@
 import type { JSONSchemaType } from 'ajv';
 import { route } from '../../http/route';
+import { MAX_MIGRATION_ROWS } from '../rows';
 import { migrateUsers } from '../service';
 import type { MigrationDeps } from '../deps';
-
-/** At most 1,000 rows per request (spec › Limits). */
-export const MAX_MIGRATION_ROWS = 1000;
 
 /** Rows may carry traits (up to 32 values of 1 KB each), so the body limit is above the default. */
 const MIGRATION_BODY_LIMIT = 16 * 1024 * 1024;
