@@ -1,6 +1,7 @@
-import { CUSTOMER_ID_PREFIX, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../identity/model';
+import { CUSTOMER_ID_PREFIX, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../customers/model';
 import { projectionRef } from '../entitlements/projection';
-import { customerRef, identityRef, linkHints } from '../identity/repository';
+import { linkHints } from '../identity/repository';
+import { customerRef, identityRef } from '../customers/refs';
 import type { EnvScope } from '../store/scope';
 import { grantsAfterProjection, newCustomerReadAhead, type GrantsReadAhead } from './grantsReadAhead';
 
