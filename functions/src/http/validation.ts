@@ -1,6 +1,7 @@
 import type Ajv from 'ajv';
 import type { ErrorObject, Schema, ValidateFunction } from 'ajv';
-import { ApiError, type ErrorCode } from './errors';
+import type { ErrorCode } from '../errors/codes';
+import { ApiError } from './errors';
 
 /**
  * One Ajv instance for the whole process. Ajv itself and each schema are compiled at first
