@@ -6,7 +6,7 @@ import { route } from '../http/route';
 import { CUSTOMER_ID_PATTERN, hasCustomerPrefix, readByCustomerId, readProjectionByIdentity } from './customerRead';
 import { requireAnonymousId, requireUserId } from './identifiers';
 import { verifiedUserGuard } from './identityPolicy';
-import { identityPorts } from './ports';
+import { identityPorts } from './http/requestPorts';
 
 /** `GET /v1/entitlements?customerId|userId|anonymousId=…`: one customer's entitlements. */
 export interface EntitlementsQuery {

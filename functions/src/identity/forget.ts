@@ -4,7 +4,7 @@ import { route } from '../http/route';
 import { CUSTOMER_ID_PATTERN } from './customerRead';
 import { anonymousIdSchema, tokenSchema, userIdSchema } from './identifiers';
 import { forget, type ForgetInput } from './forgetService';
-import { identityPorts } from './ports';
+import { identityPorts } from './http/requestPorts';
 
 /** `POST /v1/identity/forget`: right to be forgotten. Hints sent as `""` or `null` count as absent. */
 export interface ForgetBody {

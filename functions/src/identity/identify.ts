@@ -2,7 +2,7 @@ import type { JSONSchemaType } from 'ajv';
 import { route } from '../http/route';
 import { anonymousIdSchema, appAccountTokenSchema, emailSchema, tokenSchema, userIdSchema } from './identifiers';
 import { identify, identifyInput, type IdentifyBody } from './identifyService';
-import { identityPorts } from './ports';
+import { identityPorts } from './http/requestPorts';
 import { traitsSchema } from './traits';
 
 export type { IdentifyBody };

@@ -2,7 +2,7 @@ import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../http/errors';
 import { route } from '../http/route';
 import { anonymousIdSchema, tokenSchema, userIdSchema } from './identifiers';
-import { identityPorts } from './ports';
+import { identityPorts } from './http/requestPorts';
 import { resolveVisitor, type ResolveInput, type ResolveResult } from './resolveService';
 
 /** `POST /v1/resolve`: the visitor's trust tier, what the app may show, and what to do next. */
