@@ -8,7 +8,7 @@
  */
 import { operatorErrorOf } from '../../functions/src/cli/operatorError';
 import { ERROR_CODES, type ErrorCode } from '../../functions/src/errors/codes';
-import { DomainError, OPERATOR_KINDS, type DomainErrorCode } from '../../functions/src/errors/domain';
+import { DomainError, OPERATOR_KINDS } from '../../functions/src/errors/domain';
 import { asApiError, toErrorBody } from '../../functions/src/http/errors';
 import { rateLimited } from '../../functions/src/ratelimit/refusal';
 import { sdkVersionUnsupported } from '../../functions/src/events/sdkFloor';
@@ -102,9 +102,9 @@ describe('DomainError → OperatorError (cli/operatorError.ts operatorErrorOf)',
     expect([error.code, error.message]).toEqual([kind, 'No such key.']);
   });
 
-  it.each(CODES)('API code %s: a request error is the operator’s invalid_argument, any other keeps its name', (code: DomainErrorCode) => {
-    const error = operatorErrorOf(refusal(code as ErrorCode, 'Refused.'));
-    expect(error.code).toBe(ERROR_CODES[code as ErrorCode].type === 'invalid_request_error' ? 'invalid_argument' : code);
+  it.each(CODES)('API code %s: a request error is the operator’s invalid_argument, any other keeps its name', (code) => {
+    const error = operatorErrorOf(refusal(code, 'Refused.'));
+    expect(error.code).toBe(ERROR_CODES[code].type === 'invalid_request_error' ? 'invalid_argument' : code);
     expect(error.message).toBe('Refused.');
   });
 });

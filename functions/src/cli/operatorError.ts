@@ -1,7 +1,7 @@
 import { ERROR_CODES, type ErrorCode } from '../errors/codes';
 import { isOperatorKind, type DomainError, type OperatorKind } from '../errors/domain';
 
-export type OperatorErrorCode = OperatorKind | 'aborted' | ErrorCode;
+type OperatorErrorCode = OperatorKind | 'aborted' | ErrorCode;
 
 /** A failure of an operator action (CLI or seed), reported as JSON on stderr with a non-zero exit. */
 export class OperatorError extends Error {

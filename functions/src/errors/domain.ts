@@ -12,7 +12,7 @@ import type { ErrorCode } from './codes';
 export const OPERATOR_KINDS = ['invalid_argument', 'not_found', 'conflict', 'archived'] as const;
 export type OperatorKind = (typeof OPERATOR_KINDS)[number];
 
-export type DomainErrorCode = ErrorCode | OperatorKind;
+type DomainErrorCode = ErrorCode | OperatorKind;
 
 export function isOperatorKind(code: DomainErrorCode): code is OperatorKind {
   return (OPERATOR_KINDS as readonly string[]).includes(code);
@@ -25,7 +25,7 @@ export interface RetryHint {
 }
 
 /** The SDK floor a `sdk_version_unsupported` refusal names (the 426 envelope's extra fields). */
-export interface VersionFloor {
+interface VersionFloor {
   minVersion: string;
   surface: string;
 }
@@ -36,7 +36,7 @@ interface RequiredDetail {
   sdk_version_unsupported: { floor: VersionFloor };
 }
 
-export type DomainErrorDetail<C extends DomainErrorCode> = {
+type DomainErrorDetail<C extends DomainErrorCode> = {
   /** For logs only; never shown to the caller. */
   internal?: string;
 } & (C extends keyof RequiredDetail ? RequiredDetail[C] : { retry?: never; floor?: never });
