@@ -1,12 +1,16 @@
 import type { RequestContext } from '../../http/route';
+import type { TaskQueue } from '../../tasks/queue';
+import type { IdTokenVerifier } from '../idTokens';
 import { identityMemory, type IdentityCaller, type IdentityPorts } from '../ports';
 
-/**
- * The route files' side of the identity services' ports: what an authenticated request gives
- * them (its scope, the process's clock, token verifier and memory) and who calls. The services
- * take the plain ports (../ports.ts) and never see the request.
- */
-export function identityPorts(ctx: RequestContext<unknown, unknown>): { ports: IdentityPorts; caller: IdentityCaller } {
+/** What the identity routes use beyond the pipeline: the token verifier, and the queue (forget's erasure). */
+export interface IdentityRoutePorts {
+  idTokens: IdTokenVerifier;
+  tasks: TaskQueue;
+}
+
+/** Route files' extraction: the ports and caller of an authenticated request. */
+export function identityPorts(ctx: RequestContext<unknown, unknown, IdentityRoutePorts>): { ports: IdentityPorts; caller: IdentityCaller } {
   const memory = identityMemory(ctx.deps);
   return {
     ports: { scope: ctx.scope, clock: ctx.deps.clock, idTokens: ctx.deps.idTokens, memory },
