@@ -93,6 +93,5 @@ export function toErrorBody(err: ApiError, requestId: string): ErrorBody {
   };
 }
 
-/** Shorthands for the errors that route files raise most. */
+/** The error that route files raise most (domain code raises `invalidParamValue`, errors/domain.ts). */
 export const invalidParam = (message: string): ApiError => new ApiError('invalid_param_value', message);
-export const missingParam = (message: string): ApiError => new ApiError('missing_required_param', message);
