@@ -8,7 +8,10 @@ import type { GroupName } from './groupNames';
  * two together.
  */
 export const GROUP_LOADERS: Record<GroupName, () => Promise<CompiledRoute[]>> = {
-  platform: async () => (await import('../sdk/routes')).sdkRoutes,
+  platform: async () => {
+    const [sdk, openApi] = await Promise.all([import('../sdk/routes'), import('./openapi/route')]);
+    return [...sdk.sdkRoutes, openApi.openApiRoute];
+  },
   identity: async () => (await import('../identity/routes')).identityRoutes,
   events: async () => (await import('../events/routes')).eventRoutes,
   purchases: async () => (await import('../purchases/routes')).purchaseRoutes,

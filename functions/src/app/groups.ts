@@ -8,6 +8,7 @@ import { webhookRoutes } from '../rails/routes';
 import { reportRoutes } from '../reports/routes';
 import { sdkRoutes } from '../sdk/routes';
 import { sourcemapRoutes } from '../sourcemaps/routes';
+import { openApiRoute } from './openapi/route';
 import type { GroupName } from './groupNames';
 
 export { GROUP_FUNCTIONS, type GroupName } from './groupNames';
@@ -19,7 +20,7 @@ export { GROUP_FUNCTIONS, type GroupName } from './groupNames';
  * 400; `platform` also receives every path no other group claims.
  */
 export const GROUPS = {
-  platform: sdkRoutes,
+  platform: [...sdkRoutes, openApiRoute],
   identity: identityRoutes,
   events: eventRoutes,
   purchases: purchaseRoutes,
