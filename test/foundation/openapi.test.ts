@@ -17,7 +17,7 @@ import { toOpenApiSchema } from '../../functions/src/app/openapi/schemas';
 import { openApiText } from '../../functions/src/app/openapi/write';
 import { route } from '../../functions/src/http/route';
 import { createTestService } from '../support/harness';
-import { OPENAPI_DOCUMENT } from '../support/openapiConformance';
+import { conformanceProblems, OPENAPI_DOCUMENT } from '../support/openapiConformance';
 
 const root = join(__dirname, '..', '..');
 const generated = openApiText();
@@ -175,5 +175,21 @@ describe('GET /v1/openapi.json', () => {
     for (const [name, value] of Object.entries(process.env)) {
       if (name.startsWith('TESSERA_') && value && value.length >= 8) expect([name, generated.includes(value)]).toEqual([name, false]);
     }
+  });
+});
+
+describe('the check that live answers are as documented (test/support/openapiConformance.ts)', () => {
+  const envelope = (code: string, type = 'invalid_request_error') => ({ error: { type, code, message: 'm', request_id: 'req_1' } });
+
+  it('passes a documented status and body, on either path form', () => {
+    expect(conformanceProblems('GET', '/v1/entitlements?userId=u', 400, envelope('missing_customer'))).toEqual([]);
+    expect(conformanceProblems('POST', '/server/customers/cdcust_1/grant', 401, envelope('key_revoked', 'authentication_error'))).toEqual([]);
+  });
+
+  it('catches an undocumented route, status or code, and a malformed envelope', () => {
+    expect(conformanceProblems('GET', '/v1/nowhere', 200, {})).toEqual([expect.stringContaining('not in the document')]);
+    expect(conformanceProblems('GET', '/v1/healthz', 401, envelope('missing_api_key', 'authentication_error'))).toEqual([expect.stringContaining('status 401 is not documented')]);
+    expect(conformanceProblems('GET', '/v1/entitlements', 400, envelope('invalid_release')).join()).toContain('/error/code');
+    expect(conformanceProblems('GET', '/v1/entitlements', 400, { error: { type: 'invalid_request_error', code: 'missing_customer', message: 'm' } }).join()).toContain('request_id');
   });
 });

@@ -17,9 +17,11 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
 
-/** The document's path template that a concrete path matches (`/v1/server/audit/x` → `/v1/server/audit/{eventId}`). */
+/** The document's path template that a concrete path matches (`/v1/server/audit/x`, `/server/audit/x` → `/v1/server/audit/{eventId}`). */
 export function documentedPath(path: string): string | undefined {
   const segments = path.split('?')[0].split('/').filter(Boolean);
+  // Every path is also served without `/v1`; the document names the canonical form.
+  if (segments[0] !== 'v1') segments.unshift('v1');
   return Object.keys(OPENAPI_DOCUMENT.paths).find((template) => {
     const parts = template.split('/').filter(Boolean);
     return parts.length === segments.length && parts.every((part, i) => part.startsWith('{') || part === segments[i]);
