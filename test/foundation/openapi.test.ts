@@ -146,6 +146,10 @@ describe('schemas', () => {
     });
   });
 
+  it('keeps boolean subschemas’ meaning', () => {
+    expect(toOpenApiSchema({ type: 'object', properties: { any: true, none: false } })).toEqual({ type: 'object', properties: { any: {}, none: { not: {} } } });
+  });
+
   it('keeps no `nullable` keyword anywhere in the document (it is not OpenAPI 3.1)', () => {
     expect(generated).not.toContain('"nullable"');
   });

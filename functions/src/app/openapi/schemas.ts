@@ -13,6 +13,8 @@ const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const MAP = ['properties', 'patternProperties', '$defs', 'dependentSchemas'];
 
 export function toOpenApiSchema(schema: unknown): JsonSchema {
+  // Boolean schemas: `true` admits anything, `false` nothing.
+  if (schema === false) return { not: {} };
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return {};
   const { nullable, ...rest } = schema as JsonSchema;
   const out: JsonSchema = {};
