@@ -4,7 +4,7 @@ import type { ProjectionDoc } from '../entitlements/model';
 import { projectionRef, projectionsWithFacet } from '../entitlements/projection';
 import { isActiveAt } from '../entitlements/publicShape';
 import { DomainError } from '../errors/domain';
-import { CUSTOMERS, IDENTITY_INDEX, type CustomerRecord, type IdentityIndexEntry } from '../identity/model';
+import { CUSTOMERS, IDENTITY_INDEX, type CustomerRecord, type IdentityIndexEntry } from '../customers/model';
 import { decodeCursor, encodeCursor } from '../reports/cursor';
 import type { EnvScope } from '../store/scope';
 

@@ -8,7 +8,8 @@ import { getApp } from '../projects/repository';
 import type { AppRecord } from '../projects/model';
 import type { Env } from '../store/env';
 import { maskSecret, mintKey, newKeyId, parseKey, sha256Hex, type KeyKind } from './format';
-import { appRef, keyActivityCollection, keyIndexRef, projectRef, PUBLISHABLE_KEYS, SECRET_KEYS } from './paths';
+import { keyActivityCollection, keyIndexRef, PUBLISHABLE_KEYS, SECRET_KEYS } from './paths';
+import { appRef, projectRef } from '../projects/paths';
 import { keyState, type KeyRecord, type KeyState } from './record';
 import { scopesForNewKey } from './scopes';
 

@@ -2,7 +2,7 @@ import { FieldPath } from 'firebase-admin/firestore';
 import type { ProjectionDoc, PublicEntitlement } from '../entitlements/model';
 import { projectionRef } from '../entitlements/projection';
 import { toPublicEntitlements } from '../entitlements/publicShape';
-import { CUSTOMERS, type CustomerRecord, type IdentityKind } from '../identity/model';
+import { CUSTOMERS, type CustomerRecord, type IdentityKind } from '../customers/model';
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { checkPageSize, decodeCursor, encodeCursor } from './cursor';

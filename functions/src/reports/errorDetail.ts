@@ -3,7 +3,7 @@ import { resolveStackFrames, type ResolvedFrame } from '../sourcemaps/resolve';
 import { parseStackTrace } from '../sourcemaps/stackTrace';
 import { RELEASE_PATTERN } from '../sourcemaps/limits';
 import type { EnvScope } from '../store/scope';
-import { ERROR_GROUP_SHARDS, ERROR_GROUPS, FINGERPRINT_PATTERN, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from './errorGroupModel';
+import { ERROR_GROUP_SHARDS, ERROR_GROUPS, FINGERPRINT_PATTERN, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from '../store/rollups/errorGroupModel';
 import { summaryOf, type ErrorGroupSummary } from './errorsReport';
 
 export interface ErrorGroupDetail extends ErrorGroupSummary {

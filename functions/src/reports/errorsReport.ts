@@ -2,7 +2,7 @@ import { FieldPath, type DocumentSnapshot } from 'firebase-admin/firestore';
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
-import { ERROR_GROUP_SHARDS, ERROR_GROUPS, FINGERPRINT_PATTERN, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from './errorGroupModel';
+import { ERROR_GROUP_SHARDS, ERROR_GROUPS, FINGERPRINT_PATTERN, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from '../store/rollups/errorGroupModel';
 
 export interface ErrorGroupSummary {
   object: 'error_group';
