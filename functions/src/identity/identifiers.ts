@@ -1,4 +1,4 @@
-import { invalidParam } from '../http/errors';
+import { invalidParamValue } from '../errors/domain';
 
 /** The identifier rules of `POST /v1/identify` (and every other place a hint arrives). */
 export const USER_ID_PATTERN = /^[A-Za-z0-9_.:@-]{1,256}$/;
@@ -12,34 +12,34 @@ export const isUserId = (value: unknown): value is string => typeof value === 's
 export const isAnonymousId = (value: unknown): value is string => typeof value === 'string' && ANONYMOUS_ID_PATTERN.test(value);
 
 export function requireUserId(value: unknown, field = 'userId'): string {
-  if (value === undefined || value === null || value === '') throw invalidParam(`Missing required field \`${field}\`.`);
-  if (!isUserId(value)) throw invalidParam(`Invalid value for \`${field}\`: 1–256 characters of letters, digits and _ - . : @.`);
+  if (value === undefined || value === null || value === '') throw invalidParamValue(`Missing required field \`${field}\`.`);
+  if (!isUserId(value)) throw invalidParamValue(`Invalid value for \`${field}\`: 1–256 characters of letters, digits and _ - . : @.`);
   return value;
 }
 
 export function requireAnonymousId(value: unknown, field = 'anonymousId'): string {
-  if (value === undefined || value === null || value === '') throw invalidParam(`Missing required field \`${field}\`.`);
-  if (!isAnonymousId(value)) throw invalidParam(`Invalid value for \`${field}\`: 1–128 characters of letters, digits, _ and -.`);
+  if (value === undefined || value === null || value === '') throw invalidParamValue(`Missing required field \`${field}\`.`);
+  if (!isAnonymousId(value)) throw invalidParamValue(`Invalid value for \`${field}\`: 1–128 characters of letters, digits, _ and -.`);
   return value;
 }
 
 export function optionalAppAccountToken(value: unknown, field = 'appAccountToken'): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || !UUID_PATTERN.test(value)) throw invalidParam(`Invalid value for \`${field}\`: must be a lowercase RFC 4122 UUID.`);
+  if (typeof value !== 'string' || !UUID_PATTERN.test(value)) throw invalidParamValue(`Invalid value for \`${field}\`: must be a lowercase RFC 4122 UUID.`);
   return value;
 }
 
 export function optionalEmail(value: unknown, field = 'email'): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || value.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(value)) {
-    throw invalidParam(`Invalid value for \`${field}\`: must be an email address of at most ${EMAIL_MAX_LENGTH} characters.`);
+    throw invalidParamValue(`Invalid value for \`${field}\`: must be an email address of at most ${EMAIL_MAX_LENGTH} characters.`);
   }
   return value;
 }
 
 export function optionalToken(value: unknown, field = 'idToken'): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value === '' || value.length > 16_384) throw invalidParam(`Invalid value for \`${field}\`: must be a non-empty token string.`);
+  if (typeof value !== 'string' || value === '' || value.length > 16_384) throw invalidParamValue(`Invalid value for \`${field}\`: must be a non-empty token string.`);
   return value;
 }
 

@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode } from '../../http/errors';
+import { ERROR_CODES, type ErrorCode } from '../../errors/codes';
 import type { CompiledRoute } from '../../http/route';
 import { annotatedErrorCodes } from './schemas';
 
