@@ -23,6 +23,7 @@ import { pushBody } from '../rails/support/googleFake';
 import { createRailsWorld, postApple, postGoogle, postStripe, type RailsWorld } from '../rails/support/railsWorld';
 import { stripeEvent, stripeIds } from '../rails/support/stripeFake';
 import { base64Json, file, smallMap, uploadBody } from '../sourcemaps/fixtures';
+import { enableLocalLogin } from '../support/localSignIn';
 
 let service: TestService;
 let project: SeededProject;
@@ -38,7 +39,7 @@ beforeAll(async () => {
   service = createTestService({ operatorSecrets: new LocalSecretWriter(secretsFile), secrets: new LocalSecretStore({ file: secretsFile, environment: {} }), settings: { webhooksAllowLoopback: true } });
   project = await seedProject(service, { scopes: ['reporting:aggregate', 'revenue:read', 'errors:read', 'buckets:read', 'reporting:identity'], acknowledgeRowLevelData: true });
   world = await createRailsWorld();
-  const loginToken = service.deps.operators.enableLocalLogin();
+  const loginToken = enableLocalLogin(service.deps.operators);
   const login = await service.request().post('/v1/dashboard-api/session/local').send({ loginToken });
   expectDocumented(login, 'POST', '/v1/dashboard-api/session/local');
   called.add('POST /v1/dashboard-api/session/local');
