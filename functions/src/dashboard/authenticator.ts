@@ -10,6 +10,7 @@ import { OperatorTokenRejected, type OperatorTokenVerifier } from './firebaseTok
 import { LocalLogin, SESSION_PREFIX } from './localLogin';
 import { dashboardLogs } from './logs';
 import { LOCAL_OPERATOR, OPERATOR_SIGN_OUTS, roleAllows, type OperatorIdentity, type OperatorRole } from './model';
+import { PROJECT_ID } from '../ids';
 
 /**
  * The dashboard's authority, in the shared pipeline's place of the API key: who is signed in
@@ -115,7 +116,7 @@ export class OperatorAuthenticator {
     if (request.projectId === undefined) return { identity, console: null };
     const { projectId, env } = request;
     if (!isEnv(env)) throw new ApiError('invalid_param_value', 'The environment in the path must be `test` or `live`.');
-    if (!/^[A-Za-z0-9_-]{1,128}$/.test(projectId)) throw new ApiError('insufficient_scope', 'You are not an operator of that project.');
+    if (!PROJECT_ID.is(projectId)) throw new ApiError('insufficient_scope', 'You are not an operator of that project.');
     const role = await this.roleOn(identity, projectId);
     if (!role) {
       dashboardLogs.operatorRefused(request.requestId, identity.email, projectId, 'not an operator');

@@ -1,16 +1,14 @@
 import { ApiError } from '../http/errors';
-import { CUSTOMER_ID_PREFIX, type CustomerRecord } from '../identity/model';
+import { type CustomerRecord } from '../identity/model';
+import { CUSTOMER_ID } from '../ids';
 import type { DocumentSnapshot } from 'firebase-admin/firestore';
-
-/** Customer ids as minted (`cdcust_` + base62), with room for longer suffixes; also safe as document ids. */
-const CUSTOMER_ID = /^cdcust_[A-Za-z0-9_-]{1,128}$/;
 
 /** A `customerId` path value of a server endpoint: `400 invalid_customer` unless it is a customer id. */
 export function requireCustomerIdParam(value: string | undefined): string {
-  if (typeof value !== 'string' || !value.startsWith(CUSTOMER_ID_PREFIX)) {
-    throw new ApiError('invalid_customer', `customerId must start with \`${CUSTOMER_ID_PREFIX}\`.`);
+  if (typeof value !== 'string' || !value.startsWith(CUSTOMER_ID.prefix)) {
+    throw new ApiError('invalid_customer', `customerId must start with \`${CUSTOMER_ID.prefix}\`.`);
   }
-  if (!CUSTOMER_ID.test(value)) throw new ApiError('invalid_customer', `No customer ${value} in this project and environment.`);
+  if (!CUSTOMER_ID.is(value)) throw new ApiError('invalid_customer', `No customer ${value} in this project and environment.`);
   return value;
 }
 

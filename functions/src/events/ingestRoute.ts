@@ -1,6 +1,6 @@
 import type { JSONSchemaType } from 'ajv';
 import { route } from '../http/route';
-import { ANONYMOUS_ID_PATTERN, USER_ID_PATTERN } from '../identity/identifiers';
+import { ANONYMOUS_ID, CUSTOMER_ID, DEVELOPER_USER_ID } from '../ids';
 import { ingestBatch, passMemoryFor } from './ingest';
 import { sdkFloorViolation, sdkVersionUnsupported } from './sdkFloor';
 import { envelopeSdk, MAX_EVENTS, PROPERTIES_LIMIT_BYTES } from './validation';
@@ -59,9 +59,9 @@ export const eventSchema: JSONSchemaType<RawEvent> = {
       'x-invalid': { 'x-maxJsonBytes': `must be at most ${PROPERTIES_LIMIT_BYTES} bytes serialised` },
     },
     // The identifier rules of identify, so resolution links only identifiers identify accepts.
-    developerUserId: { type: 'string', nullable: true, pattern: USER_ID_PATTERN.source },
-    anonymousId: { type: 'string', nullable: true, pattern: ANONYMOUS_ID_PATTERN.source },
-    serviceCustomerId: { type: 'string', nullable: true, pattern: '^cdcust_[A-Za-z0-9_-]{1,64}$' },
+    developerUserId: { type: 'string', nullable: true, pattern: DEVELOPER_USER_ID.schema.pattern },
+    anonymousId: { type: 'string', nullable: true, pattern: ANONYMOUS_ID.schema.pattern },
+    serviceCustomerId: { type: 'string', nullable: true, pattern: CUSTOMER_ID.schema.pattern },
     // Soft-dropped when malformed (validation.ts), never rejected.
     level: anything,
     tags: anything,

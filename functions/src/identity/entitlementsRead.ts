@@ -3,7 +3,8 @@ import { toPublicEntitlements } from '../entitlements/publicShape';
 import type { PublicEntitlement } from '../entitlements/model';
 import { ApiError, invalidParam } from '../http/errors';
 import { route } from '../http/route';
-import { CUSTOMER_ID_PATTERN, hasCustomerPrefix, readByCustomerId, readProjectionByIdentity } from './customerRead';
+import { CUSTOMER_ID } from '../ids';
+import { readByCustomerId, readProjectionByIdentity } from './customerRead';
 import { requireAnonymousId, requireUserId } from './identifiers';
 import { verifiedUserGuard } from './identityPolicy';
 import { identityPorts } from './ports';
@@ -46,7 +47,7 @@ export function parseEntitlementsHint(query: EntitlementsQuery): Hint {
   }
   if (present.length === 0) throw new ApiError('missing_customer', 'Give exactly one customer hint: customerId, userId or anonymousId.');
   const customer = present.find((h) => h.field === 'customerId');
-  if (customer && (!hasCustomerPrefix(customer.value) || !CUSTOMER_ID_PATTERN.test(customer.value))) {
+  if (customer && !CUSTOMER_ID.is(customer.value)) {
     throw new ApiError('invalid_customer', 'customerId must be a service customer id starting with `cdcust_`.');
   }
   if (present.length > 1) throw invalidParam('Give exactly one customer hint: customerId, userId or anonymousId, not several.');

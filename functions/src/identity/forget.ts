@@ -1,7 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../http/errors';
 import { route } from '../http/route';
-import { CUSTOMER_ID_PATTERN } from './customerRead';
+import { CUSTOMER_ID } from '../ids';
 import { anonymousIdSchema, tokenSchema, userIdSchema } from './identifiers';
 import { forget, type ForgetInput } from './forgetService';
 import { identityPorts } from './ports';
@@ -24,7 +24,7 @@ export const forgetBodySchema: JSONSchemaType<ForgetBody> = {
     customerId: {
       type: 'string',
       nullable: true,
-      pattern: `^$|${CUSTOMER_ID_PATTERN.source}`,
+      pattern: `^$|${CUSTOMER_ID.schema.pattern}`,
       'x-code': 'invalid_customer',
       'x-message': { type: 'customerId must be a service customer id starting with `cdcust_`.', pattern: 'customerId must be a service customer id starting with `cdcust_`.' },
     },

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Env } from '../store/env';
+import { KEY_ID } from '../ids';
 
 export type KeyKind = 'publishable' | 'secret';
 
@@ -45,7 +46,7 @@ export function mintKey(kind: KeyKind, env: Env): string {
 }
 
 export function newKeyId(): string {
-  return `key_${randomToken(20)}`;
+  return `${KEY_ID.prefix}${randomToken(20)}`;
 }
 
 export interface ParsedKey {

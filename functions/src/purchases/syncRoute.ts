@@ -1,7 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../http/errors';
 import { route } from '../http/route';
-import { UUID_PATTERN } from '../identity/identifiers';
+import { APP_ACCOUNT_TOKEN } from '../ids';
 import { withIdempotency } from './idempotency';
 import { syncApplePurchase, type AppleSyncInput } from './syncService';
 
@@ -46,7 +46,7 @@ export const syncBodySchema: JSONSchemaType<SyncBody> = {
     },
     signedTransactionInfo: jws,
     signedRenewalInfo: { ...jws, nullable: true },
-    appAccountToken: { type: 'string', pattern: UUID_PATTERN.source, nullable: true },
+    appAccountToken: { type: 'string', pattern: APP_ACCOUNT_TOKEN.schema.pattern, nullable: true },
     environment: { type: 'string', nullable: true },
   },
 };

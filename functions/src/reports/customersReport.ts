@@ -6,6 +6,7 @@ import { CUSTOMERS, type CustomerRecord, type IdentityKind } from '../identity/m
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
+import { CUSTOMER_ID } from '../ids';
 
 export interface CustomerRow {
   object: 'customer';
@@ -35,8 +36,7 @@ export interface CustomersPageInput {
 /** Identifiers listed: a Play purchase token is a credential to the purchase, not an identity to show. */
 const LISTED: ReadonlySet<IdentityKind> = new Set(['developer', 'anonymous', 'stripe', 'apple_otx', 'apple_aat', 'google_account']);
 
-const CUSTOMER_ID = /^cdcust_[A-Za-z0-9]{1,64}$/;
-const isCustomerCursor = (v: unknown): v is { c: string } => typeof v === 'object' && v !== null && typeof (v as { c: unknown }).c === 'string' && CUSTOMER_ID.test((v as { c: string }).c);
+const isCustomerCursor = (v: unknown): v is { c: string } => typeof v === 'object' && v !== null && typeof (v as { c: unknown }).c === 'string' && CUSTOMER_ID.is((v as { c: string }).c);
 
 /**
  * `GET /v1/reports/customers` (scope `reporting:identity`: row-level data), as a service: active

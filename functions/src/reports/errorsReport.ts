@@ -2,7 +2,8 @@ import { FieldPath, type DocumentSnapshot } from 'firebase-admin/firestore';
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
-import { ERROR_GROUP_SHARDS, ERROR_GROUPS, FINGERPRINT_PATTERN, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from './errorGroupModel';
+import { ERROR_GROUP_SHARDS, ERROR_GROUPS, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from './errorGroupModel';
+import { ERROR_FINGERPRINT } from '../ids';
 
 export interface ErrorGroupSummary {
   object: 'error_group';
@@ -44,7 +45,7 @@ interface GroupCursor {
   f: string;
 }
 const isGroupCursor = (v: unknown): v is GroupCursor =>
-  typeof v === 'object' && v !== null && Number.isSafeInteger((v as GroupCursor).l) && typeof (v as GroupCursor).f === 'string' && FINGERPRINT_PATTERN.test((v as GroupCursor).f);
+  typeof v === 'object' && v !== null && Number.isSafeInteger((v as GroupCursor).l) && ERROR_FINGERPRINT.is((v as GroupCursor).f);
 
 /**
  * `GET /v1/reports/errors`, as a service: error groups last seen in the window, newest first

@@ -2,7 +2,8 @@ import type { JSONSchemaType } from 'ajv';
 import { ApiError } from '../http/errors';
 import type { AuthContext } from '../http/route';
 import type { WireEnv } from '../store/env';
-import { MAX_FILES_PER_BATCH, RELEASE_PATTERN } from './limits';
+import { RELEASE } from '../ids';
+import { MAX_FILES_PER_BATCH } from './limits';
 
 /**
  * Request-level rules of `POST /v1/releases/sourcemaps`, each with the code the spec gives it
@@ -24,7 +25,7 @@ export const uploadBodySchema: JSONSchemaType<UploadRequest> = {
   type: 'object',
   required: ['release', 'environment', 'files'],
   properties: {
-    release: { type: 'string', pattern: RELEASE_PATTERN.source, 'x-code': 'invalid_release', 'x-message': { type: RELEASE_RULE, pattern: RELEASE_RULE } },
+    release: { type: 'string', pattern: RELEASE.schema.pattern, 'x-code': 'invalid_release', 'x-message': { type: RELEASE_RULE, pattern: RELEASE_RULE } },
     environment: { type: 'string', enum: ['production', 'sandbox'], 'x-message': { type: ENVIRONMENT_RULE, enum: ENVIRONMENT_RULE } },
     files: {
       type: 'array',

@@ -4,6 +4,7 @@ import { route } from '../../http/route';
 import { PLATFORMS, type Platform } from '../../keys/record';
 import { GRACES, graceBodySchema, type GraceBody } from './grace';
 import { IN_PROJECT, NO_STORE, reply } from './paths';
+import { KEY_ID } from '../../ids';
 
 /** Apps and keys: the project's apps with this environment's keys and their activity; create, rotate, revoke. */
 
@@ -58,7 +59,7 @@ export const createKeysRoute = route({
 
 /** Keys are named by id in paths, never by their plaintext (paths are logged). */
 function keyIdParam(value: string | undefined): string {
-  if (!value || !/^key_[A-Za-z0-9]{1,64}$/.test(value)) throw invalidParam('The path must name a key by its id (key_…).');
+  if (!value || !KEY_ID.is(value)) throw invalidParam('The path must name a key by its id (key_…).');
   return value;
 }
 

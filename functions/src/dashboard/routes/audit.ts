@@ -1,9 +1,9 @@
 import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
 import { IN_PROJECT, NO_STORE, reply } from './paths';
+import { AUDIT_EVENT_ID } from '../../ids';
 
 /** One audit entry by event id, from the path's project and environment only (a customer's entries come with the customer). */
-const EVENT_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 export const auditEntryRoute = route({
   method: 'GET',
@@ -12,7 +12,7 @@ export const auditEntryRoute = route({
   cacheControl: NO_STORE,
   handler: async (ctx) => {
     const eventId = ctx.params.eventId ?? '';
-    if (!EVENT_ID.test(eventId) || eventId === '.' || eventId === '..' || /^__.*__$/.test(eventId)) throw invalidParam('Not an audit event id.');
+    if (!AUDIT_EVENT_ID.is(eventId)) throw invalidParam('Not an audit event id.');
     return reply(await ctx.operator.console.auditEntry(eventId));
   },
 });

@@ -1,7 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
-import { RELEASE_PATTERN } from '../../sourcemaps/limits';
+import { ERROR_FINGERPRINT, RELEASE } from '../../ids';
 import { IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** Errors: groups (from the reporting services), a group's latest sample symbolicated, a release's source maps. */
@@ -36,7 +36,7 @@ export const errorSampleRoute = route({
   cacheControl: NO_STORE,
   handler: async (ctx) => {
     const fingerprint = ctx.params.fingerprint ?? '';
-    if (!/^[0-9a-f]{32}$/.test(fingerprint)) throw invalidParam('Not an error fingerprint (32 hex characters).');
+    if (!ERROR_FINGERPRINT.is(fingerprint)) throw invalidParam('Not an error fingerprint (32 hex characters).');
     return reply(await ctx.operator.console.errorGroup(fingerprint));
   },
 });
@@ -49,7 +49,7 @@ export const releaseSourceMapsRoute = route({
   cacheControl: NO_STORE,
   handler: async (ctx) => {
     const release = ctx.params.release ?? '';
-    if (!RELEASE_PATTERN.test(release)) throw invalidParam('A release is 1–64 characters: letters, digits, `.`, `_` or `-`.');
+    if (!RELEASE.is(release)) throw invalidParam('A release is 1–64 characters: letters, digits, `.`, `_` or `-`.');
     return reply(await ctx.operator.console.releaseSourceMaps(release));
   },
 });

@@ -3,6 +3,7 @@ import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
 import { GRACES, graceBodySchema, type GraceBody } from './grace';
 import { IN_PROJECT, NO_STORE, reply } from './paths';
+import { WEBHOOK_EVENT_ID } from '../../ids';
 
 /**
  * Webhook endpoints of the path's environment (webhooks/endpoints.ts and webhooks/operator.ts,
@@ -155,7 +156,7 @@ export const replayRoute = route<ReplayBody>({
   cacheControl: NO_STORE,
   handler: async (ctx) => {
     const eventId = ctx.params.eventId ?? '';
-    if (!/^evt_[A-Za-z0-9_-]{1,100}$/.test(eventId)) throw invalidParam('Not a webhook event id (evt_…).');
+    if (!WEBHOOK_EVENT_ID.is(eventId)) throw invalidParam('Not a webhook event id (evt_…).');
     return reply(await ctx.operator.console.replayWebhookEvent(eventId, ctx.body.endpointId ?? null));
   },
 });
