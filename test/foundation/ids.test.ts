@@ -8,7 +8,7 @@ const rules = Object.entries(ids).filter((entry): entry is [string, ids.IdRule] 
 
 it('finds every rule', () => {
   expect(rules.map(([name]) => name).sort()).toEqual(
-    ['ANONYMOUS_ID', 'APP_ACCOUNT_TOKEN', 'APP_ID', 'AUDIT_EVENT_ID', 'CONFLICT_ID', 'CUSTOMER_ID', 'DEVELOPER_USER_ID', 'ERROR_FINGERPRINT', 'KEY_ID', 'PROJECT_ID', 'RELEASE', 'WEBHOOK_ENDPOINT_ID', 'WEBHOOK_EVENT_ID'].sort(),
+    ['ANONYMOUS_ID', 'APP_ACCOUNT_TOKEN', 'APP_ID', 'AUDIT_EVENT_ID', 'CONFLICT_ID', 'CUSTOMER_ID', 'ENTITLEMENT_KEY', 'DEVELOPER_USER_ID', 'ERROR_FINGERPRINT', 'KEY_ID', 'PROJECT_ID', 'RELEASE', 'WEBHOOK_ENDPOINT_ID', 'WEBHOOK_EVENT_ID'].sort(),
   );
 });
 

@@ -1,7 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
 import { route } from '../http/route';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
-import { ENTITLEMENT_KEY_PATTERN } from './catalog';
+import { ENTITLEMENT_KEY } from '../ids';
 import { requireCustomerIdParam } from './customerIds';
 import { GRANT_DURATIONS, type GrantDuration } from './durations';
 import { grantManually } from './manualGrants';
@@ -18,7 +18,7 @@ export const grantBodySchema: JSONSchemaType<GrantBody> = {
   type: 'object',
   required: ['entitlementKey', 'duration', 'reason'],
   properties: {
-    entitlementKey: { type: 'string', pattern: ENTITLEMENT_KEY_PATTERN },
+    entitlementKey: { type: 'string', pattern: ENTITLEMENT_KEY.schema.pattern },
     duration: { type: 'string', enum: [...GRANT_DURATIONS] },
     reason: { type: 'string', minLength: 20, maxLength: 500 },
   },

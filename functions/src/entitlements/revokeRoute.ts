@@ -1,7 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
 import { route } from '../http/route';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
-import { ENTITLEMENT_KEY_PATTERN } from './catalog';
+import { ENTITLEMENT_KEY } from '../ids';
 import { requireCustomerIdParam } from './customerIds';
 import { revokeManually } from './manualGrants';
 import { mutationResponse } from './mutationResponse';
@@ -16,7 +16,7 @@ export const revokeBodySchema: JSONSchemaType<RevokeBody> = {
   type: 'object',
   required: ['entitlementKey', 'reason'],
   properties: {
-    entitlementKey: { type: 'string', pattern: ENTITLEMENT_KEY_PATTERN },
+    entitlementKey: { type: 'string', pattern: ENTITLEMENT_KEY.schema.pattern },
     // Required: at least one visible character, at most 500.
     reason: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S' },
   },

@@ -1,4 +1,3 @@
-import type { JSONSchemaType } from 'ajv';
 import type { Deps } from '../app/deps';
 import type { OperatorConsole } from '../dashboard/console';
 import type { OperatorIdentity, OperatorRole } from '../dashboard/model';
@@ -8,6 +7,7 @@ import type { KeyRecord, Platform } from '../keys/record';
 import type { BucketName } from '../ratelimit/buckets';
 import type { Env, WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
+import type { JsonSchema, ResponseSchemas } from '../wire/schema';
 import { compileSchema, type Validator } from './validation';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
@@ -38,12 +38,13 @@ export interface AuthContext {
   key: ParsedKey;
 }
 
-export interface RequestContext<Body = unknown, Query = Record<string, string>> {
+export interface RequestContext<Body = unknown, Query = Record<string, string>, Params = Record<string, string>> {
   requestId: string;
   method: HttpMethod;
   /** Canonical path (`/v1/...`), after alias resolution. */
   path: string;
-  params: Record<string, string>;
+  /** Path parameters, validated by the route's `params` schema when it has one. */
+  params: Params;
   query: Query;
   body: Body;
   /** The exact bytes received (webhook signatures are computed over these). */
@@ -65,13 +66,19 @@ export interface PreValidationRequest {
   deps: Deps;
 }
 
-export interface Reply {
+export interface Reply<Response = unknown> {
   status?: number;
-  body: unknown;
+  body: Response;
   headers?: Record<string, string>;
 }
 
-export interface RouteSpec<Body = unknown, Query = Record<string, string>> {
+/**
+ * A route: how it is reached and authorised, and its wire schemas (wire/: body, query, path
+ * parameters and the 2xx response, as plain JSON Schema). The type parameters are the types
+ * wire/ derives from those schemas (`FromSchema`), so the handler reads what is validated and
+ * returns what the response schema describes.
+ */
+export interface RouteSpec<Body = unknown, Query = Record<string, string>, Params = Record<string, string>, Response = unknown> {
   method: HttpMethod;
   /** Canonical path with `:param` segments, e.g. `/v1/server/customers/:customerId/grant`. */
   path: string;
@@ -85,9 +92,16 @@ export interface RouteSpec<Body = unknown, Query = Record<string, string>> {
   scope?: Scope;
   /** Token bucket charged one token per request, all-or-nothing. */
   rateLimit?: BucketName;
-  /** The body's schema, typed by the body it admits (validated in the pipeline, before the handler). */
-  body?: JSONSchemaType<Body>;
-  query?: JSONSchemaType<Query>;
+  /** The body's schema (validated in the pipeline, before the handler). */
+  body?: JsonSchema;
+  query?: JsonSchema;
+  /** The path parameters' schema: the same validation, messages and envelope as body fields. */
+  params?: JsonSchema;
+  /**
+   * The 2xx body's schema, or one per status (`{ 200: …, 202: … }`). Never checked in the
+   * deployed request path: the tests' pipeline checks every answer against it (test/support).
+   */
+  response?: ResponseSchemas;
   /**
    * Checks that the spec orders before validation (the events wire-format floor, whose `426`
    * wins over a `400` for fields an old SDK does not know). Sees the parsed, unvalidated body.
@@ -107,21 +121,23 @@ export interface RouteSpec<Body = unknown, Query = Record<string, string>> {
   cacheControl?: string;
   /** `operator` routes: the least role needed (default: viewer for GET, admin otherwise). */
   operatorRole?: OperatorRole;
-  handler: (ctx: RequestContext<Body, Query>) => Promise<Reply>;
+  handler: (ctx: RequestContext<Body, Query, Params>) => Promise<Reply<Response>>;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** A route with its validators compiled once, at module load. */
-export interface CompiledRoute extends RouteSpec<any, any> {
+export interface CompiledRoute extends RouteSpec<any, any, any, any> {
   validateBody: Validator<unknown> | null;
   validateQuery: Validator<unknown> | null;
+  validateParams: Validator<unknown> | null;
 }
 
-export function route<Body = unknown, Query = Record<string, string>>(spec: RouteSpec<Body, Query>): CompiledRoute {
+export function route<Body = unknown, Query = Record<string, string>, Params = Record<string, string>, Response = unknown>(spec: RouteSpec<Body, Query, Params, Response>): CompiledRoute {
   return {
-    ...(spec as RouteSpec<any, any>),
+    ...(spec as RouteSpec<any, any, any, any>),
     validateBody: spec.body ? compileSchema(spec.body) : null,
     validateQuery: spec.query ? compileSchema(spec.query) : null,
+    validateParams: spec.params ? compileSchema(spec.params) : null,
   };
 }

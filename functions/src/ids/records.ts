@@ -26,3 +26,6 @@ export const RELEASE = idRule('release', '', '^[A-Za-z0-9._-]{1,64}$');
 
 /** An error group's fingerprint: 32 lowercase hex characters (events/fingerprint.ts). */
 export const ERROR_FINGERPRINT = idRule('error fingerprint', '', '^[0-9a-f]{32}$');
+
+/** An entitlement key (spec: snake_case, 2–40 characters): the rule for every key the service registers. */
+export const ENTITLEMENT_KEY = idRule('entitlement key', '', '^(?=.{2,40}$)[a-z][a-z0-9]*(?:_[a-z0-9]+)*$');
