@@ -13,7 +13,7 @@ import type supertest from 'supertest';
 import type { GrantRecord, ProjectionDoc } from '../../functions/src/entitlements/model';
 import { projectEntitlements } from '../../functions/src/entitlements/projection';
 import { asApiError } from '../../functions/src/http/errors';
-import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/identity/model';
+import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/customers/model';
 import { customerRef, identityRef, linkHints } from '../../functions/src/identity/repository';
 import { QueueFullError } from '../../functions/src/store/keyedQueue';
 import { MAX_WAITING_PER_KEY, writeKeys, writeQueue } from '../../functions/src/store/writeQueue';

@@ -5,7 +5,7 @@
  * conflict is queued instead), stores the events with their `serviceCustomerId`, and is
  * idempotent: a retried batch or a task run again stores each event once.
  */
-import type { CustomerRecord } from '../../functions/src/identity/model';
+import type { CustomerRecord } from '../../functions/src/customers/model';
 import { findCustomerIdByIdentity, identityRef, linkHints } from '../../functions/src/identity/repository';
 import { batchDocId, eventDocId } from '../../functions/src/events/model';
 import { resolveEventIdentities } from '../../functions/src/events/resolution';

@@ -2,9 +2,9 @@
 import Ajv from 'ajv';
 import * as ids from '../../functions/src/ids';
 import { newKeyId } from '../../functions/src/keys/format';
-import { newCustomerId } from '../../functions/src/identity/model';
+import { newCustomerId } from '../../functions/src/customers/model';
 
-const rules = Object.entries(ids).filter((entry): entry is [string, ids.IdRule] => typeof entry[1] === 'object' && entry[1] !== null && 'pattern' in entry[1]);
+const rules = (Object.entries(ids) as [string, unknown][]).filter((entry): entry is [string, ids.IdRule] => typeof entry[1] === 'object' && entry[1] !== null && 'pattern' in entry[1]);
 
 it('finds every rule', () => {
   expect(rules.map(([name]) => name).sort()).toEqual(

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DAY } from '../../functions/src/clock';
 import type { AuditEntry } from '../../functions/src/audit/model';
-import type { CustomerRecord } from '../../functions/src/identity/model';
+import type { CustomerRecord } from '../../functions/src/customers/model';
 import { customerRef, linkMigratedUser } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
 import { operatorCommands } from '../support/operatorCommands';

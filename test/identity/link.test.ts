@@ -6,7 +6,7 @@
  */
 import { conflictRef, type ConflictRecord } from '../../functions/src/identity/conflictModel';
 import { linkAcrossInstances } from '../../functions/src/identity/link';
-import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/identity/model';
+import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/customers/model';
 import { customerRef, findCustomerIdByIdentity, identityRef, linkHints } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, seedProject, type TestService } from '../support/harness';

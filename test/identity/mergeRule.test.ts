@@ -10,7 +10,7 @@
  */
 import { DAY } from '../../functions/src/clock';
 import type { ConflictRecord } from '../../functions/src/identity/conflictModel';
-import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/identity/model';
+import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/customers/model';
 import { customerRef, identityRef, linkHints, linkMigratedUser } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
 import { operatorCommands } from '../support/operatorCommands';

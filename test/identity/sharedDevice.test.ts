@@ -12,7 +12,7 @@
  */
 import type { AuditEntry } from '../../functions/src/audit/model';
 import { DAY } from '../../functions/src/clock';
-import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/identity/model';
+import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/customers/model';
 import { customerRef, identityRef, linkHints } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';

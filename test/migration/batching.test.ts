@@ -7,7 +7,7 @@
  */
 import type { AuditEntry } from '../../functions/src/audit/model';
 import { findCustomerIdByIdentity, linkHints } from '../../functions/src/identity/repository';
-import type { CustomerRecord } from '../../functions/src/identity/model';
+import type { CustomerRecord } from '../../functions/src/customers/model';
 import { migrateNewUsers } from '../../functions/src/migration/newUsers';
 import { checkRow, type MigrationRow } from '../../functions/src/migration/rows';
 import { EnvScope } from '../../functions/src/store/scope';

@@ -3,7 +3,7 @@ import supertest from 'supertest';
 import { createDeps, type RootDeps, type DepsOverrides } from '../../functions/src/app/deps';
 import { ALL_ROUTES } from '../../functions/src/app/groups';
 import { ManualClock } from '../../functions/src/clock';
-import { createApiApp } from '../../functions/src/http/pipeline';
+import { createServiceApp } from '../../functions/src/app/serviceApp';
 import { createKeys } from '../../functions/src/keys/lifecycle';
 import type { Platform } from '../../functions/src/keys/record';
 import { createApp, createProject } from '../../functions/src/projects/repository';
@@ -44,7 +44,7 @@ export function createTestService(overrides: DepsOverrides = {}): TestService {
   const tasks = overrides.tasks instanceof InProcessTaskQueue ? overrides.tasks : new InProcessTaskQueue({ backoffMs: () => 0 });
   createdQueues.push(tasks);
   const deps = createDeps({ ...overrides, clock, tasks });
-  const app = createApiApp(ALL_ROUTES, deps, { checkResponse });
+  const app = createServiceApp(ALL_ROUTES, deps, { checkResponse });
   return { deps, app, clock, tasks, request: () => supertest.agent(app) };
 }
 

@@ -1,4 +1,4 @@
-import type { RootDeps } from '../app/deps';
+import type { BackgroundDeps } from '../tasks/background';
 import { MINUTE } from '../clock';
 import { isEnv } from '../store/env';
 import { EnvScope } from '../store/scope';
@@ -27,7 +27,7 @@ export interface ExpirySweepReport {
   failed: number;
 }
 
-export async function sweepDueExpiries(deps: RootDeps): Promise<ExpirySweepReport> {
+export async function sweepDueExpiries(deps: BackgroundDeps): Promise<ExpirySweepReport> {
   const now = deps.clock.now();
   const due = await deps.db
     .collectionGroup(PROJECTIONS)

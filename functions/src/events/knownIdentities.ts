@@ -1,5 +1,5 @@
 import type { Hint } from '../identity/link';
-import { identityDocId, type CustomerRecord, type IdentityIndexEntry } from '../identity/model';
+import { identityDocId, type CustomerRecord, type IdentityIndexEntry } from '../customers/model';
 import { customerRef, identityRef } from '../identity/repository';
 import type { EnvScope } from '../store/scope';
 import type { IdentityHints } from './model';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DocumentReference } from 'firebase-admin/firestore';
 import type { Env } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import type { IdentityKind } from './model';
+import type { IdentityKind } from '../customers/model';
 import { CONFLICT_ID } from '../ids';
 
 /**

@@ -14,8 +14,8 @@ import type { Env } from '../store/env';
 import { EnvScope } from '../store/scope';
 import { inCustomerTurn } from '../store/writeQueue';
 import { conflictRef, IDENTITY_CONFLICTS, parseConflictId, type ConflictRecord } from './conflictModel';
-import { identityDocId, IDENTITY_INDEX, type CustomerRecord } from './model';
-import { customerRef } from './refs';
+import { identityDocId, IDENTITY_INDEX, type CustomerRecord } from '../customers/model';
+import { customerRef } from '../customers/refs';
 import { mergeTraits } from './traits';
 import { runIdentityTransaction } from './transactions';
 

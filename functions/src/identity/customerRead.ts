@@ -2,8 +2,8 @@ import type { DocumentReference, DocumentSnapshot } from 'firebase-admin/firesto
 import { projectionRef } from '../entitlements/projection';
 import type { ProjectionDoc } from '../entitlements/model';
 import type { EnvScope } from '../store/scope';
-import { type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from './model';
-import { customerRef, identityRef } from './refs';
+import { type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../customers/model';
+import { customerRef, identityRef } from '../customers/refs';
 
 export interface CustomerView {
   customerId: string;

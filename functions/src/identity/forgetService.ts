@@ -7,9 +7,9 @@ import { inCustomerTurn } from '../store/writeQueue';
 import { erasureRequestedEventId, erasureTaskId, PENDING_ERASURES, type ErasurePayload, type PendingErasure } from './erasureModel';
 import { requireVerified } from './identifyService';
 import { identityLogs } from './logs';
-import type { CustomerRecord, IdentityIndexEntry } from './model';
+import type { CustomerRecord, IdentityIndexEntry } from '../customers/model';
 import type { IdentityCaller, IdentityPorts } from './ports';
-import { customerRef, identityRef } from './refs';
+import { customerRef, identityRef } from '../customers/refs';
 
 export interface ForgetInput {
   customerId: string | null;

@@ -6,8 +6,8 @@ import { toPublicEntitlements } from '../entitlements/publicShape';
 import type { Env } from '../store/env';
 import { EnvScope } from '../store/scope';
 import { IDENTITY_CONFLICTS, type ConflictRecord } from './conflictModel';
-import { IDENTITY_INDEX, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from './model';
-import { customerRef, identityRef } from './refs';
+import { IDENTITY_INDEX, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../customers/model';
+import { customerRef, identityRef } from '../customers/refs';
 
 export type CustomerLookup = { customerId: string } | { kind: IdentityKind; id: string };
 

@@ -4,8 +4,8 @@ import { linkIdentities, VerifiedIdentityRequired, type Assurance, type LinkResu
 import type { IdentityMemory } from './ports';
 import { VelocityExceeded } from './velocity';
 import type { Traits } from './traits';
-import type { IdentityIndexEntry, IdentityKind } from './model';
-import { customerRef, identityRef } from './refs';
+import type { IdentityIndexEntry, IdentityKind } from '../customers/model';
+import { customerRef, identityRef } from '../customers/refs';
 
 /**
  * The identity repository other capabilities code against (events' out-of-band resolution,

@@ -1,6 +1,6 @@
 import { ApiError } from '../http/errors';
 import { isEntitlementKey } from '../entitlements/catalog';
-import type { IdentityKind } from '../identity/model';
+import type { IdentityKind } from '../customers/model';
 import { sanitizeTraits, type Traits } from '../identity/traits';
 
 /**

@@ -1,5 +1,5 @@
 import { CUSTOMER_ID } from '../ids';
-import { type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../identity/model';
+import { type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../customers/model';
 import { customerRef, identityRef, linkHints } from '../identity/repository';
 import type { EnvScope } from '../store/scope';
 

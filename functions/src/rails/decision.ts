@@ -11,13 +11,13 @@ import { transferBehaviorIn } from '../identity/transferPolicy';
 import { randomToken } from '../keys/format';
 import { subscriptionTransferredEvent } from '../webhooks/customerEvents';
 import { appendWebhookEvent } from '../webhooks/outbox';
-import type { CustomerRecord } from '../identity/model';
+import type { CustomerRecord } from '../customers/model';
 import type { EnvScope } from '../store/scope';
 import { writeKeys, writeQueue } from '../store/writeQueue';
 import type { TaskQueue } from '../tasks/queue';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
-import type { RevenueFact } from '../reports/revenueFacts';
-import { recordRevenue, revenueClaimRefs } from '../reports/revenueRollup';
+import type { RevenueFact } from '../store/rollups/revenueFacts';
+import { recordRevenue, revenueClaimRefs } from '../store/rollups/revenueRollup';
 import { ACCESS_STATES, SUBSCRIPTION_TRANSFERRED_EVENT_TYPE, SUBSCRIPTIONS, type TransferReason, subscriptionDocId, type SubscriptionRecord, type SubscriptionSnapshot } from './model';
 
 /**

@@ -1,32 +1,15 @@
 import { FieldPath } from 'firebase-admin/firestore';
-import type { ProjectionDoc, PublicEntitlement } from '../entitlements/model';
+import type { ProjectionDoc } from '../entitlements/model';
 import { projectionRef } from '../entitlements/projection';
 import { toPublicEntitlements } from '../entitlements/publicShape';
-import { CUSTOMERS, type CustomerRecord, type IdentityKind } from '../identity/model';
-import { toWireEnv, type WireEnv } from '../store/env';
+import { CUSTOMERS, type CustomerRecord, type IdentityKind } from '../customers/model';
+import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
 import { CUSTOMER_ID } from '../ids';
+import type { CustomerRow, CustomersReport } from '../wire/reports';
 
-export interface CustomerRow {
-  object: 'customer';
-  serviceCustomerId: string;
-  /** Unix ms. */
-  createdAt: number;
-  email: string | null;
-  /** The owner's own identifiers: developer user ids, anonymous ids and rail customer ids (never purchase tokens). */
-  identities: { type: IdentityKind; id: string }[];
-  /** Entitlements active now, in the public shape. */
-  entitlements: PublicEntitlement[];
-}
 
-export interface CustomersReport {
-  object: 'list';
-  data: CustomerRow[];
-  hasMore: boolean;
-  nextCursor: string | null;
-  env: WireEnv;
-}
 
 export interface CustomersPageInput {
   cursor: string | null;

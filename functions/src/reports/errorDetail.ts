@@ -3,28 +3,10 @@ import { resolveStackFrames, type ResolvedFrame } from '../sourcemaps/resolve';
 import { parseStackTrace } from '../sourcemaps/stackTrace';
 import { ERROR_FINGERPRINT, RELEASE } from '../ids';
 import type { EnvScope } from '../store/scope';
-import { ERROR_GROUP_SHARDS, ERROR_GROUPS, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from './errorGroupModel';
-import { summaryOf, type ErrorGroupSummary } from './errorsReport';
+import { ERROR_GROUP_SHARDS, ERROR_GROUPS, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from '../store/rollups/errorGroupModel';
+import { summaryOf } from './errorsReport';
+import type { ErrorGroupDetail } from '../wire/reports';
 
-export interface ErrorGroupDetail extends ErrorGroupSummary {
-  /** Null when the customer whose event it was has been erased. */
-  latestSample: {
-    eventId: string;
-    timestamp: number;
-    level: string;
-    release: string | null;
-    message: string | null;
-    serviceCustomerId: string | null;
-    /** The stack as received (null: the event carried none). */
-    rawStack: string | null;
-    /**
-     * Its frames, each resolved at read time through the release's stored source maps:
-     * `original` {source, line, column, name}, or null with `reason` (`no_location`,
-     * `no_sourcemap`, `no_mapping`) and the frame as received.
-     */
-    frames: ResolvedFrame[];
-  } | null;
-}
 
 /**
  * `GET /v1/reports/errors/{fingerprint}`, as a service: the group, its counts and its latest

@@ -1,4 +1,4 @@
-import type { RootDeps } from '../app/deps';
+import type { BackgroundDeps } from '../tasks/background';
 import { MINUTE } from '../clock';
 import { EVENT_BATCHES } from '../events/model';
 import { identityResolutionTask, MAX_BATCHES_PER_TASK } from '../events/resolutionTask';
@@ -23,7 +23,7 @@ export interface EventBatchSweepReport {
  * task per partition and up to MAX_BATCHES_PER_TASK batches. The batches stay in the store until
  * a task has stored their events, so a lost task delays telemetry but never loses it.
  */
-export async function sweepStaleEventBatches(deps: RootDeps): Promise<EventBatchSweepReport> {
+export async function sweepStaleEventBatches(deps: BackgroundDeps): Promise<EventBatchSweepReport> {
   const now = deps.clock.now();
   const stale = await deps.db
     .collectionGroup(EVENT_BATCHES)

@@ -1,4 +1,4 @@
-import type { RootDeps } from '../app/deps';
+import type { BackgroundDeps } from '../tasks/background';
 import { MINUTE } from '../clock';
 import { isEnv } from '../store/env';
 import { EnvScope } from '../store/scope';
@@ -25,7 +25,7 @@ export interface RelayReport {
   failed: number;
 }
 
-export async function relayUnfannedEvents(deps: RootDeps): Promise<RelayReport> {
+export async function relayUnfannedEvents(deps: BackgroundDeps): Promise<RelayReport> {
   const now = deps.clock.now();
   const waiting = await deps.db
     .collectionGroup(WEBHOOK_EVENTS)

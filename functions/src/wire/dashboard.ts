@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { AUDIT_EVENT_ID, CUSTOMER_ID, ERROR_FINGERPRINT, KEY_ID, RELEASE, WEBHOOK_EVENT_ID } from '../ids';
 import { anyPathParam, publicEntitlementSchema, railSchema, unixTimeSchema } from './common';
-import { customerIdParamsSchema, publicAuditEntrySchema } from './entitlements';
+import { publicAuditEntrySchema } from './entitlements';
 import { errorGroupDetailSchema, errorsReportSchema } from './reports';
 
 /**
@@ -303,8 +303,6 @@ export const customerResponseSchema = dataOf({
   },
 });
 export type CustomerView = FromSchema<typeof customerResponseSchema>['data'];
-
-export { customerIdParamsSchema };
 
 /** The answer of the dashboard's grant and revoke: the grant, and the audit entry that records it. */
 export const grantChangeResponseSchema = dataOf({

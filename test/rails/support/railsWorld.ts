@@ -4,7 +4,7 @@ import type { AuditEntry } from '../../../functions/src/audit/model';
 import { auditRef } from '../../../functions/src/audit/append';
 import { setProduct } from '../../../functions/src/entitlements/catalog';
 import { findCustomerIdByIdentity } from '../../../functions/src/identity/repository';
-import type { IdentityKind } from '../../../functions/src/identity/model';
+import type { IdentityKind } from '../../../functions/src/customers/model';
 import { writeRailConfig } from '../../../functions/src/rails/config';
 import { subscriptionRef } from '../../../functions/src/rails/decision';
 import type { SubscriptionRecord } from '../../../functions/src/rails/model';

@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { getProject } from '../../projects/repository';
 import { RELEASE } from '../../ids';
-import { MAX_FILES_PER_BATCH } from '../../sourcemaps/limits';
+import { MAX_FILES_PER_BATCH } from '../../wire/sourcemaps';
 import { uploadSourceMapBatch, type FileStatus } from '../../sourcemaps/uploadService';
 import { ENVS } from '../../store/env';
 import { EnvScope } from '../../store/scope';

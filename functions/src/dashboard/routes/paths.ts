@@ -1,3 +1,19 @@
+import { route, type CompiledRoute, type RouteSpec } from '../../http/route';
+import type { OperatorAuthenticator } from '../authenticator';
+
+/** What every dashboard route's handler sees beyond the pipeline: the operator gate, typed as the dashboard's. */
+export interface DashboardPorts {
+  operators: OperatorAuthenticator;
+}
+
+/**
+ * A dashboard route: `ctx.operator` is the session the dashboard's gate authorised. `Data` is
+ * the answer's `data` (wire/dashboard.ts); the route's `response` schema is `{ data }` of it.
+ */
+export const dashboardRoute = <Body = unknown, Query = Record<string, string>, Params = Record<string, unknown>, Data = unknown>(
+  spec: RouteSpec<Body, Query, DashboardPorts, Params, { data: Data }>,
+): CompiledRoute => route<Body, Query, DashboardPorts, Params, { data: Data }>(spec);
+
 /** Every dashboard route lives under this prefix (Hosting rewrites `/dashboard-api/**` and `/v1/dashboard-api/**`). */
 export const DASHBOARD_API = '/v1/dashboard-api';
 

@@ -1,0 +1,51 @@
+import { invalidParam } from '../../http/errors';
+import { route } from '../../http/route';
+import { purchaseResultSchema, syncBodySchema, type PurchaseResult, type SyncBody } from '../../wire/purchases';
+import { withIdempotency } from './idempotency';
+import { syncApplePurchase } from '../syncService';
+import type { TaskQueue } from '../../tasks/queue';
+import type { RailEdges } from '../../rails/edges';
+
+/**
+ * Where each other rail's purchases arrive. Checked before the schema: a caller that names
+ * another rail (the public React Native SDK sends `google`) learns where to go, not that
+ * `signedTransactionInfo` is missing.
+ */
+const ELSEWHERE: Record<string, string> = {
+  google: 'Google Play purchases arrive through the Play webhook (Real-time developer notifications to /v1/webhooks/google/{projectId}), not through purchase sync',
+  stripe: 'Stripe purchases arrive through the Stripe webhook (/v1/webhooks/stripe/{projectId}), not through purchase sync',
+};
+
+export function checkSyncRail(body: unknown): void {
+  const rail = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).rail : undefined;
+  if (typeof rail === 'string' && Object.hasOwn(ELSEWHERE, rail)) {
+    throw invalidParam(`Invalid value for \`rail\`: ${ELSEWHERE[rail]}; only \`apple\` is synced here.`);
+  }
+}
+
+/**
+ * `POST /v1/purchases/sync` (legacy `/v1/purchases`): App Store transactions only; Stripe and
+ * Google Play purchases arrive through their webhooks. Honors `Idempotency-Key`.
+ */
+export const purchaseSyncRoute = route<SyncBody, Record<string, string>, { tasks: TaskQueue; rails: RailEdges }, Record<string, string>, PurchaseResult>({
+  method: 'POST',
+  path: '/v1/purchases/sync',
+  aliases: ['/v1/purchases'],
+  key: 'any',
+  rateLimit: 'purchases',
+  body: syncBodySchema,
+  response: purchaseResultSchema,
+  cacheControl: 'no-store',
+  maxBodyBytes: 128 * 1024,
+  beforeValidation: ({ body }) => checkSyncRail(body),
+  handler: async (ctx) => {
+    const body = ctx.body;
+    return withIdempotency(ctx, 'purchases.sync', async () => ({
+      body: await syncApplePurchase({ scope: ctx.scope, clock: ctx.deps.clock, tasks: ctx.deps.tasks, appleOnlineChecks: ctx.deps.rails.apple.onlineChecks }, { requestId: ctx.requestId, wireEnv: ctx.auth.wireEnv }, {
+        signedTransactionInfo: body.signedTransactionInfo,
+        signedRenewalInfo: body.signedRenewalInfo ?? undefined,
+        appAccountToken: body.appAccountToken ?? undefined,
+      }),
+    }));
+  },
+});
