@@ -6,7 +6,7 @@ import { ERROR_GROUP_SHARDS, ERROR_GROUPS, GROUP_SHARDS, groupShardId, type Erro
 import { EVENT_ROLLUPS, EVENT_SHARDS, METRIC, REVENUE_ROLLUPS, REVENUE_SHARDS, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from '#functions/store/rollups/model';
 import { hourOf } from '#functions/store/rollups/periods';
 import { seriesKey, writeRollupDeltas, type RollupDelta } from '#functions/store/rollups/rollupWrite';
-import { subscriberDeltas } from '#functions/store/rollups/subscriberRollup';
+import { subscriberDeltas } from '#functions/entitlements/subscriberRollup';
 import { EnvScope } from '#functions/store/scope';
 import type { BenchContext, BenchRequest, Scenario } from '../scenario';
 

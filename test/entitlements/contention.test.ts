@@ -14,7 +14,8 @@ import type { GrantRecord, ProjectionDoc } from '../../functions/src/entitlement
 import { projectEntitlements } from '../../functions/src/entitlements/projection';
 import { asApiError } from '../../functions/src/http/errors';
 import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/customers/model';
-import { customerRef, identityRef, linkHints } from '../../functions/src/identity/repository';
+import { linkHints } from '../../functions/src/identity/repository';
+import { customerRef, identityRef } from '../../functions/src/customers/refs';
 import { QueueFullError } from '../../functions/src/store/keyedQueue';
 import { MAX_WAITING_PER_KEY, writeKeys, writeQueue } from '../../functions/src/store/writeQueue';
 import { lockHeaders } from '../support/harness';

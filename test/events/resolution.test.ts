@@ -6,7 +6,9 @@
  * idempotent: a retried batch or a task run again stores each event once.
  */
 import type { CustomerRecord } from '../../functions/src/customers/model';
-import { findCustomerIdByIdentity, identityRef, linkHints } from '../../functions/src/identity/repository';
+import { linkHints } from '../../functions/src/identity/repository';
+import { findCustomerIdByIdentity } from '../../functions/src/customers/lookup';
+import { identityRef } from '../../functions/src/customers/refs';
 import { batchDocId, eventDocId } from '../../functions/src/events/model';
 import { resolveEventIdentities } from '../../functions/src/events/resolution';
 import type { QueueName } from '../../functions/src/tasks/queue';

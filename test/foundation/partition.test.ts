@@ -19,6 +19,7 @@ const SRC = resolve(__dirname, '..', '..', 'functions', 'src');
 const ALLOWED: Record<string, string> = {
   'store/': 'the handle itself and EnvScope, which keeps it private',
   'app/deps.ts': 'builds the process’s Deps and RootDeps',
+  'app/serviceApp.ts': 'builds the handlers’ view of RootDeps, without the handle',
   'index.ts': 'the deployed entry point hands RootDeps to task and retention functions',
   'keys/': 'key lookup establishes a request’s scope; keys and apps live outside any project',
   'tasks/': 'the task queue adapters',

@@ -17,7 +17,7 @@ const answerSchema = {
 } as const;
 
 /** Answers `?shape=good` as its schema says, anything else with a drifted shape. */
-const answer = route<unknown, { shape?: string }, {}, { id: string }, unknown>({
+const answer = route<unknown, { shape?: string }, { id: string }, unknown>({
   method: 'GET',
   path: '/v1/test/answer/:id',
   key: 'none',

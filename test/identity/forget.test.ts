@@ -10,7 +10,7 @@ import { createDeps } from '../../functions/src/app/deps';
 import type { AuditEntry } from '../../functions/src/audit/model';
 import { PENDING_ERASURES } from '../../functions/src/identity/erasureModel';
 import type { CustomerRecord } from '../../functions/src/customers/model';
-import { customerRef, identityRef } from '../../functions/src/identity/repository';
+import { customerRef, identityRef } from '../../functions/src/customers/refs';
 import { runRetention } from '../../functions/src/retention/worker';
 import { EnvScope } from '../../functions/src/store/scope';
 import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';

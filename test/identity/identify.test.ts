@@ -5,7 +5,8 @@
  * rules, the journal of verified vs self-asserted links, and the per-userId velocity cap.
  */
 import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/customers/model';
-import { customerRef, identityRef, linkHints } from '../../functions/src/identity/repository';
+import { linkHints } from '../../functions/src/identity/repository';
+import { customerRef, identityRef } from '../../functions/src/customers/refs';
 import { EnvScope } from '../../functions/src/store/scope';
 import { describeSecuredRoute } from '../support/securitySuite';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { createDeps } from '../../functions/src/app/deps';
 import type { GrantRecord } from '../../functions/src/entitlements/model';
 import type { CustomerRecord } from '../../functions/src/customers/model';
-import { findCustomerIdByIdentity } from '../../functions/src/identity/repository';
+import { findCustomerIdByIdentity } from '../../functions/src/customers/lookup';
 import { createProject } from '../../functions/src/projects/repository';
 import { EnvScope } from '../../functions/src/store/scope';
 

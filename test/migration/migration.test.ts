@@ -10,7 +10,8 @@
 import type { GrantRecord, ProjectionDoc } from '../../functions/src/entitlements/model';
 import { projectEntitlements } from '../../functions/src/entitlements/projection';
 import { setProduct } from '../../functions/src/entitlements/catalog';
-import { findCustomerIdByIdentity, linkHints } from '../../functions/src/identity/repository';
+import { linkHints } from '../../functions/src/identity/repository';
+import { findCustomerIdByIdentity } from '../../functions/src/customers/lookup';
 import type { CustomerRecord } from '../../functions/src/customers/model';
 import { writeRailConfig } from '../../functions/src/rails/config';
 import { LocalSecretStore, secretEnvVarName } from '../../functions/src/secrets/store';

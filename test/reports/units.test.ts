@@ -8,7 +8,7 @@ import type { PublicEntitlement } from '../../functions/src/entitlements/model';
 import { currencyDigits, minorFromMilli, minorFromUnitsNanos, monthlyAmount, normaliseCurrency } from '../../functions/src/store/rollups/revenueFacts';
 import { parseRange, periodStarts } from '../../functions/src/reports/range';
 import { levelsPerPeriod, sumsPerPeriod } from '../../functions/src/reports/series';
-import { subscriberDeltas } from '../../functions/src/store/rollups/subscriberRollup';
+import { subscriberDeltas } from '../../functions/src/entitlements/subscriberRollup';
 import { DomainError } from '../../functions/src/errors/domain';
 import { checkPageSize } from '../../functions/src/reports/cursor';
 

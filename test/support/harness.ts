@@ -5,7 +5,7 @@ import { ALL_ROUTES } from '../../functions/src/app/groups';
 import { ManualClock } from '../../functions/src/clock';
 import { createServiceApp } from '../../functions/src/app/serviceApp';
 import { createKeys } from '../../functions/src/keys/lifecycle';
-import type { Platform } from '../../functions/src/keys/record';
+import type { Platform } from '../../functions/src/wire/vocabulary';
 import { createApp, createProject } from '../../functions/src/projects/repository';
 import type { Env } from '../../functions/src/store/env';
 import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';

@@ -1,12 +1,17 @@
-import type { RootDeps } from './deps';
 import { resolveEventIdentities } from '../events/resolution';
 import { erasureTaskHandler } from '../retention/erasure';
 import { deliverWebhookTask } from '../webhooks/deliver';
 import { webhookFanoutHandler } from '../webhooks/fanout';
 import type { QueueName } from '../tasks/queue';
 
+/** What the handlers below take, together (app/deps.ts's RootDeps has it all; the compiler checks). */
+export type TaskDeps = Parameters<typeof resolveEventIdentities>[1] &
+  Parameters<typeof erasureTaskHandler>[1] &
+  Parameters<typeof webhookFanoutHandler>[1] &
+  Parameters<typeof deliverWebhookTask>[1];
+
 /** A task handler: throw to have the task retried, return when it is done (or to drop it). */
-export type TaskHandler = (payload: Record<string, unknown>, deps: RootDeps) => Promise<void>;
+export type TaskHandler = (payload: Record<string, unknown>, deps: TaskDeps) => Promise<void>;
 
 /**
  * The handler of each queue. Capability folders own their handlers; this table only wires
@@ -19,7 +24,7 @@ export const TASK_HANDLERS: Partial<Record<QueueName, TaskHandler>> = {
   webhookDelivery: deliverWebhookTask,
 };
 
-export async function runTask(queue: QueueName, payload: Record<string, unknown>, deps: RootDeps): Promise<void> {
+export async function runTask(queue: QueueName, payload: Record<string, unknown>, deps: TaskDeps): Promise<void> {
   const handler = TASK_HANDLERS[queue];
   if (!handler) throw new Error(`no handler registered for queue ${queue}`);
   await handler(payload, deps);

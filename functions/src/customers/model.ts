@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { randomToken } from '../keys/format';
+import { randomToken } from '../ids/random';
 import { CUSTOMER_ID } from '../ids';
 
 /**

@@ -21,7 +21,7 @@ import { inspectCustomer, type CustomerInspection } from '../identity/inspect';
 import type { IdentityIndexEntry } from '../customers/model';
 import { identityRef } from '../customers/refs';
 import { createKeys, listKeys, revokeKey, rotateKey, type OperatorCall } from '../keys/lifecycle';
-import type { Platform } from '../keys/record';
+import type { Platform } from '../wire/vocabulary';
 import type { AppRecord } from '../projects/model';
 import { createApp } from '../projects/repository';
 import { createOperatorSecretWriter, type SecretWriter } from '../secrets/writer';

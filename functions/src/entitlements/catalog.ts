@@ -1,7 +1,7 @@
 import { ENTITLEMENT_KEY } from '../ids';
 import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
-import type { Rail } from './model';
+import type { CatalogRail } from '../wire/vocabulary';
 
 /**
  * The per-project, per-environment catalog, under the scope:
@@ -12,8 +12,6 @@ import type { Rail } from './model';
  * Rails look products up by id (one document read); operators set them with
  * `tessera products set`; migration registers every asserted key.
  */
-export type CatalogRail = Exclude<Rail, 'manual'>;
-export const CATALOG_RAILS: readonly CatalogRail[] = ['apple', 'stripe', 'google'];
 
 export interface CatalogProduct {
   rail: CatalogRail;

@@ -1,3 +1,4 @@
+import type { Rail } from '../wire/vocabulary';
 /**
  * The entitlement model shared by grants, rails and reads. Under the key's partition:
  *
@@ -13,7 +14,6 @@
  *
  * Times are Unix milliseconds in storage; the public shape converts to seconds.
  */
-export type Rail = 'stripe' | 'apple' | 'google' | 'manual';
 
 export interface EntitlementSource {
   rail: Rail;

@@ -1,6 +1,6 @@
 import { Timestamp, type DocumentSnapshot, type Transaction } from 'firebase-admin/firestore';
 import { auditExpiry } from '../audit/append';
-import { recordSubscriberChanges } from '../store/rollups/subscriberRollup';
+import { recordSubscriberChanges } from './subscriberRollup';
 import type { EnvScope } from '../store/scope';
 import { ENTITLEMENT_CHANGES, type EntitlementCause, type EntitlementChange } from './changeModel';
 import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';

@@ -1,7 +1,7 @@
 import { DAY, type Clock } from '../clock';
 import { ApiError } from '../http/errors';
 import { rateLimitedError } from '../http/rateLimit';
-import type { Platform } from '../keys/record';
+import type { Platform } from '../wire/vocabulary';
 import { BUCKETS } from '../ratelimit/buckets';
 import type { LimitDecision, RateLimiter } from '../ratelimit/limiter';
 import type { WireEnv } from '../store/env';

@@ -9,7 +9,7 @@ import { KnownIdentities } from './knownIdentities';
 import { eventLogs } from './logs';
 import { decodeLandedBatch } from './batchCodec';
 import { eventDocId, type IdentityHints, type IngestedEventFields, type LandedBatch } from './model';
-import { StoredEventRollups, type EventToStore } from '../store/rollups/storedEventRollups';
+import { StoredEventRollups, type EventToStore } from './storedEventRollups';
 import { batchRef, createEvent, deleteLandedBatch, eventRef, putEvent } from './repository';
 import { parseIdentityResolutionPayload } from './resolutionTask';
 

@@ -1,6 +1,6 @@
 import { DAY } from '../clock';
 import { serialisedJson } from '../http/validation';
-import { randomToken } from '../keys/format';
+import { randomToken } from '../ids/random';
 import type { EventsBody, RawEvent } from '../wire/events';
 import { errorFingerprint } from './fingerprint';
 import { EVENT_LEVELS, eventDocId, type EventLevel, type IdentityHints, type IngestedEventFields } from './model';

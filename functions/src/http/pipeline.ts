@@ -82,7 +82,7 @@ async function handle(table: RouteTable, deps: PipelineDeps, req: Request, res: 
     // After the body, where the handlers checked their path parameters before (same order of errors).
     const validParams = route.validateParams ? route.validateParams(params) : params;
 
-    const ctx: RequestContext<unknown, unknown, any, unknown> = {
+    const ctx: RequestContext<unknown, unknown, unknown, any> = {
       requestId,
       method: route.method as HttpMethod,
       path,

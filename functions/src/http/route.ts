@@ -1,6 +1,7 @@
 import type { KeyKind, ParsedKey } from '../keys/format';
 import type { Scope } from '../keys/scopes';
-import type { KeyRecord, Platform } from '../keys/record';
+import type { KeyRecord } from '../keys/record';
+import type { Platform } from '../wire/vocabulary';
 import type { BucketName } from '../ratelimit/buckets';
 import type { Env, WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
@@ -37,7 +38,7 @@ export interface AuthContext {
  * named by the route so that the pipeline never needs to know the capabilities' ports.
  * `Body`, `Query` and `Params` are the types wire/ derives from the route's schemas.
  */
-export interface RequestContext<Body = unknown, Query = Record<string, string>, Ports = {}, Params = Record<string, unknown>> {
+export interface RequestContext<Body = unknown, Query = Record<string, string>, Params = Record<string, unknown>, Ports = {}> {
   requestId: string;
   method: HttpMethod;
   /** Canonical path (`/v1/...`), after alias resolution. */
@@ -78,7 +79,7 @@ export interface Reply<Response = unknown> {
  * (`FromSchema`), so the handler reads what is validated and returns what the response schema
  * describes.
  */
-export interface RouteSpec<Body = unknown, Query = Record<string, string>, Ports = {}, Params = Record<string, unknown>, Response = unknown> {
+export interface RouteSpec<Body = unknown, Query = Record<string, string>, Params = Record<string, unknown>, Response = unknown, Ports = {}> {
   method: HttpMethod;
   /** Canonical path with `:param` segments, e.g. `/v1/server/customers/:customerId/grant`. */
   path: string;
@@ -121,7 +122,7 @@ export interface RouteSpec<Body = unknown, Query = Record<string, string>, Ports
   cacheControl?: string;
   /** `operator` routes: the least role needed (default: viewer for GET, admin otherwise). */
   operatorRole?: OperatorRole;
-  handler: (ctx: RequestContext<Body, Query, Ports, Params>) => Promise<Reply<Response>>;
+  handler: (ctx: RequestContext<Body, Query, Params, Ports>) => Promise<Reply<Response>>;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -138,8 +139,8 @@ export interface CompiledRoute<Ports = any> extends RouteSpec<any, any, any, any
   readonly needs?: (deps: Ports) => void;
 }
 
-export function route<Body = unknown, Query = Record<string, string>, Ports = {}, Params = Record<string, unknown>, Response = unknown>(
-  spec: RouteSpec<Body, Query, Ports, Params, Response>,
+export function route<Body = unknown, Query = Record<string, string>, Params = Record<string, unknown>, Response = unknown, Ports = {}>(
+  spec: RouteSpec<Body, Query, Params, Response, Ports>,
 ): CompiledRoute<Ports> {
   return {
     ...(spec as RouteSpec<any, any, any, any, any>),

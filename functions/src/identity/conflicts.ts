@@ -5,7 +5,7 @@ import { DomainError } from '../errors/domain';
 import { projectionRef, readGrantsOfCustomers } from '../entitlements/projection';
 import { MERGE_EVENT_TYPE } from '../entitlements/changeModel';
 import { applyGrantChanges } from '../entitlements/writer';
-import { randomToken } from '../keys/format';
+import { randomToken } from '../ids/random';
 import { customerMergedEvent } from '../webhooks/customerEvents';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import { appendWebhookEvent } from '../webhooks/outbox';

@@ -1,6 +1,6 @@
 import type { Transaction } from 'firebase-admin/firestore';
 import { appendAudit } from '../audit/append';
-import { randomToken } from '../keys/format';
+import { randomToken } from '../ids/random';
 import type { EnvScope } from '../store/scope';
 import type { CustomerRecord, IdentityIndexEntry } from '../customers/model';
 

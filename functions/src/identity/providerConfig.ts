@@ -1,5 +1,5 @@
 import type { DocumentReference, Firestore } from 'firebase-admin/firestore';
-import { projectRef } from '../keys/paths';
+import { projectRef } from '../projects/paths';
 
 /**
  * The developer's identity provider, one per project (both environments), at

@@ -3,9 +3,9 @@ import { appendAudit, newServerEventId } from '../audit/append';
 import { operatorChangeEntry, type OperatorActor } from '../audit/operatorActor';
 import { ENVS } from '../store/env';
 import { EnvScope } from '../store/scope';
-import { randomToken } from '../keys/format';
-import { appRef, projectRef, PUBLISHABLE_KEYS, SECRET_KEYS } from '../keys/paths';
-import type { Platform } from '../keys/record';
+import { randomToken } from '../ids/random';
+import { appRef, projectRef } from './paths';
+import type { Platform } from '../wire/vocabulary';
 import { DomainError } from '../errors/domain';
 import type { AppRecord, ProjectRecord } from './model';
 import { APP_ID } from '../ids';
@@ -80,33 +80,4 @@ export async function getApp(db: Firestore, appId: string, tx?: Transaction): Pr
   const snapshot = tx ? await tx.get(ref) : await ref.get();
   if (!snapshot.exists) throw new DomainError('not_found', `No app ${appId}.`);
   return snapshot.data() as AppRecord;
-}
-
-/** Archiving makes every key of the app fail closed; the flag is copied onto each key document. */
-export async function archiveApp(db: Firestore, appId: string): Promise<AppRecord> {
-  return db.runTransaction(async (tx) => {
-    const app = await getApp(db, appId, tx);
-    const keys = await Promise.all([
-      tx.get(db.collection(PUBLISHABLE_KEYS).where('appId', '==', appId)),
-      tx.get(db.collection(SECRET_KEYS).where('appId', '==', appId)),
-    ]);
-    tx.update(appRef(db, appId), { archived: true });
-    for (const snapshot of keys) for (const doc of snapshot.docs) tx.update(doc.ref, { appArchived: true });
-    return { ...app, archived: true };
-  });
-}
-
-export async function archiveProject(db: Firestore, projectId: string): Promise<ProjectRecord> {
-  return db.runTransaction(async (tx) => {
-    const ref = projectRef(db, projectId);
-    const snapshot = await tx.get(ref);
-    if (!snapshot.exists) throw new DomainError('not_found', `No project ${projectId}.`);
-    const keys = await Promise.all([
-      tx.get(db.collection(PUBLISHABLE_KEYS).where('projectId', '==', projectId)),
-      tx.get(db.collection(SECRET_KEYS).where('projectId', '==', projectId)),
-    ]);
-    tx.update(ref, { archived: true });
-    for (const result of keys) for (const doc of result.docs) tx.update(doc.ref, { projectArchived: true });
-    return { ...(snapshot.data() as ProjectRecord), archived: true };
-  });
 }

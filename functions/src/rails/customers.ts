@@ -1,6 +1,7 @@
 import { CUSTOMER_ID } from '../ids';
 import { type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../customers/model';
-import { customerRef, identityRef, linkHints } from '../identity/repository';
+import { linkHints } from '../identity/repository';
+import { customerRef, identityRef } from '../customers/refs';
 import type { EnvScope } from '../store/scope';
 
 /**

@@ -1,14 +1,15 @@
 import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import { appendAudit, auditRef } from '../audit/append';
 import type { AuditEntry } from '../audit/model';
-import { entitlementKeysForProduct, type CatalogRail } from '../entitlements/catalog';
+import { entitlementKeysForProduct } from '../entitlements/catalog';
+import { type CatalogRail } from '../wire/vocabulary';
 import type { EntitlementCause } from '../entitlements/changeModel';
 import type { GrantRecord, ProjectionDoc } from '../entitlements/model';
 import { getAllInTx, projectionRef, readCustomerGrants, readCustomerGrantsGuarded } from '../entitlements/projection';
 import { applyGrantChanges } from '../entitlements/writer';
-import { customerRef } from '../identity/repository';
+import { customerRef } from '../customers/refs';
 import { transferBehaviorIn } from '../identity/transferPolicy';
-import { randomToken } from '../keys/format';
+import { randomToken } from '../ids/random';
 import { subscriptionTransferredEvent } from '../webhooks/customerEvents';
 import { appendWebhookEvent } from '../webhooks/outbox';
 import type { CustomerRecord } from '../customers/model';

@@ -1,4 +1,4 @@
-import type { CatalogRail } from '../entitlements/catalog';
+import type { CatalogRail } from '../wire/vocabulary';
 
 /**
  * Subscription records, one per rail subscription, under the partition the verified payload

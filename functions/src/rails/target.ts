@@ -1,5 +1,5 @@
 import { invalidParam } from '../http/errors';
-import { projectRef } from '../keys/paths';
+import { projectRef } from '../projects/paths';
 import type { ProjectRecord } from '../projects/model';
 import type { Env } from '../store/env';
 import { db } from '../store/firestore';

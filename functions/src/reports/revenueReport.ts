@@ -1,4 +1,4 @@
-import type { CatalogRail } from '../entitlements/catalog';
+import type { CatalogRail } from '../wire/vocabulary';
 import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { METRIC, REVENUE_ROLLUPS, REVENUE_SHARDS } from '../store/rollups/model';

@@ -1,4 +1,4 @@
-import type { Rail } from '../entitlements/model';
+import type { Rail } from '../wire/vocabulary';
 import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { METRIC, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from '../store/rollups/model';

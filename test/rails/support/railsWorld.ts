@@ -3,7 +3,7 @@ import type supertest from 'supertest';
 import type { AuditEntry } from '../../../functions/src/audit/model';
 import { auditRef } from '../../../functions/src/audit/append';
 import { setProduct } from '../../../functions/src/entitlements/catalog';
-import { findCustomerIdByIdentity } from '../../../functions/src/identity/repository';
+import { findCustomerIdByIdentity } from '../../../functions/src/customers/lookup';
 import type { IdentityKind } from '../../../functions/src/customers/model';
 import { writeRailConfig } from '../../../functions/src/rails/config';
 import { subscriptionRef } from '../../../functions/src/rails/decision';

@@ -13,7 +13,7 @@ import { auditEntryResponseSchema, auditEventParamsSchema, type AuditEntryRespon
  * live under other paths) is `400 invalid_param_value`, and so is a malformed one (same answer:
  * a malformed id is just an unknown one).
  */
-export const auditReadRoute = route<unknown, Record<string, string>, {}, AuditEventParams, AuditEntryResponse>({
+export const auditReadRoute = route<unknown, Record<string, string>, AuditEventParams, AuditEntryResponse>({
   method: 'GET',
   path: '/v1/server/audit/:eventId',
   key: 'secret',

@@ -11,8 +11,8 @@ export interface DashboardPorts {
  * the answer's `data` (wire/dashboard.ts); the route's `response` schema is `{ data }` of it.
  */
 export const dashboardRoute = <Body = unknown, Query = Record<string, string>, Params = Record<string, unknown>, Data = unknown>(
-  spec: RouteSpec<Body, Query, DashboardPorts, Params, { data: Data }>,
-): CompiledRoute => route<Body, Query, DashboardPorts, Params, { data: Data }>(spec);
+  spec: RouteSpec<Body, Query, Params, { data: Data }, DashboardPorts>,
+): CompiledRoute => route<Body, Query, Params, { data: Data }, DashboardPorts>(spec);
 
 /** Every dashboard route lives under this prefix (Hosting rewrites `/dashboard-api/**` and `/v1/dashboard-api/**`). */
 export const DASHBOARD_API = '/v1/dashboard-api';

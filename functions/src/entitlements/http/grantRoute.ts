@@ -6,7 +6,7 @@ import { mutationResponse } from './mutationResponse';
 import type { TaskQueue } from '../../tasks/queue';
 
 /** `POST /v1/server/customers/{customerId}/grant`: a manual grant, audited in the same transaction. */
-export const grantRoute = route<GrantBody, Record<string, string>, { tasks: TaskQueue }, CustomerIdParams, MutationResponse>({
+export const grantRoute = route<GrantBody, Record<string, string>, CustomerIdParams, MutationResponse, { tasks: TaskQueue }>({
   method: 'POST',
   path: '/v1/server/customers/:customerId/grant',
   key: 'secret',

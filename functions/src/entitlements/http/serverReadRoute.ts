@@ -1,5 +1,5 @@
 import { route } from '../../http/route';
-import { customerRef } from '../../identity/repository';
+import { customerRef } from '../../customers/refs';
 import type { EnvScope } from '../../store/scope';
 import { customerIdParamsSchema, serverEntitlementsResponseSchema, type CustomerIdParams, type ServerEntitlementsResponse } from '../../wire/entitlements';
 import { requireKnownCustomer } from '../customerIds';
@@ -20,7 +20,7 @@ export async function readKnownCustomerEntitlements(scope: EnvScope, customerId:
   return toPublicEntitlements(projection.exists ? (projection.data() as ProjectionDoc) : null, now);
 }
 
-export const serverEntitlementsRoute = route<unknown, Record<string, string>, {}, CustomerIdParams, ServerEntitlementsResponse>({
+export const serverEntitlementsRoute = route<unknown, Record<string, string>, CustomerIdParams, ServerEntitlementsResponse>({
   method: 'GET',
   path: '/v1/server/customers/:customerId/entitlements',
   key: 'secret',

@@ -13,7 +13,7 @@ export const EVENTS_BODY_LIMIT_BYTES = 1024 * 1024;
  * gets its `426` rather than a `400` for fields it does not know.
  * Rate limiting is per event (partial grants), so the route declares no all-or-nothing bucket.
  */
-export const ingestEventsRoute = route<EventsBody, Record<string, string>, { tasks: TaskQueue }, Record<string, string>, IngestResponse>({
+export const ingestEventsRoute = route<EventsBody, Record<string, string>, Record<string, string>, IngestResponse, { tasks: TaskQueue }>({
   method: 'POST',
   path: '/v1/events',
   key: 'any',

@@ -50,7 +50,7 @@ export async function aliasBatch(scope: EnvScope, links: unknown[], now: number,
   return results;
 }
 
-export const bulkAliasRoute = route<BulkAliasBody, Record<string, string>, {}, Record<string, string>, BulkAliasResponse>({
+export const bulkAliasRoute = route<BulkAliasBody, Record<string, string>, Record<string, string>, BulkAliasResponse>({
   method: 'POST',
   path: '/v1/server/customers/alias',
   key: 'secret',

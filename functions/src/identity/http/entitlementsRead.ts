@@ -31,7 +31,7 @@ export function parseEntitlementsHint(query: EntitlementsQuery): Hint {
   return hint;
 }
 
-export const entitlementsReadRoute = route<unknown, EntitlementsQuery, IdentityRoutePorts, Record<string, string>, EntitlementListResponse>({
+export const entitlementsReadRoute = route<unknown, EntitlementsQuery, Record<string, string>, EntitlementListResponse, IdentityRoutePorts>({
   method: 'GET',
   path: '/v1/entitlements',
   key: 'any',

@@ -16,7 +16,7 @@ export function forgetInput(body: ForgetBody): ForgetInput {
   return input;
 }
 
-export const forgetRoute = route<ForgetBody, Record<string, string>, IdentityRoutePorts, Record<string, string>, ForgetResponse>({
+export const forgetRoute = route<ForgetBody, Record<string, string>, Record<string, string>, ForgetResponse, IdentityRoutePorts>({
   method: 'POST',
   path: '/v1/identity/forget',
   key: 'any',

@@ -4,7 +4,7 @@ import { identify, identifyInput } from '../identifyService';
 import { identityPorts, type IdentityRoutePorts } from './requestPorts';
 
 /** `POST /v1/identify` (legacy `/v1/identity/alias`): link a device to a developer user id. */
-export const identifyRoute = route<IdentifyBody, Record<string, string>, IdentityRoutePorts, Record<string, string>, IdentifyResponse>({
+export const identifyRoute = route<IdentifyBody, Record<string, string>, Record<string, string>, IdentifyResponse, IdentityRoutePorts>({
   method: 'POST',
   path: '/v1/identify',
   aliases: ['/v1/identity/alias'],

@@ -14,7 +14,7 @@ export function resolveInput(body: ResolveBody): ResolveInput {
   return input;
 }
 
-export const resolveRoute = route<ResolveBody, Record<string, string>, IdentityRoutePorts, Record<string, string>, ResolveResponse>({
+export const resolveRoute = route<ResolveBody, Record<string, string>, Record<string, string>, ResolveResponse, IdentityRoutePorts>({
   method: 'POST',
   path: '/v1/resolve',
   key: 'any',

@@ -11,7 +11,7 @@ const MIGRATION_BODY_LIMIT = 16 * 1024 * 1024;
  * `users` is missing, empty, not an array or longer than 1,000 rows; every other problem is a
  * per-row entry of `details.errors`.
  */
-export const migrationRoute = route<MigrationBody, Record<string, string>, MigrationDeps, Record<string, string>, MigrationResult>({
+export const migrationRoute = route<MigrationBody, Record<string, string>, Record<string, string>, MigrationResult, MigrationDeps>({
   method: 'POST',
   path: '/v1/migration/users',
   key: 'secret',

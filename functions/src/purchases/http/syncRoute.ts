@@ -27,7 +27,7 @@ export function checkSyncRail(body: unknown): void {
  * `POST /v1/purchases/sync` (legacy `/v1/purchases`): App Store transactions only; Stripe and
  * Google Play purchases arrive through their webhooks. Honors `Idempotency-Key`.
  */
-export const purchaseSyncRoute = route<SyncBody, Record<string, string>, { tasks: TaskQueue; rails: RailEdges }, Record<string, string>, PurchaseResult>({
+export const purchaseSyncRoute = route<SyncBody, Record<string, string>, Record<string, string>, PurchaseResult, { tasks: TaskQueue; rails: RailEdges }>({
   method: 'POST',
   path: '/v1/purchases/sync',
   aliases: ['/v1/purchases'],

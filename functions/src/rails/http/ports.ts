@@ -10,7 +10,7 @@ export interface RailRoutePorts extends RailReadPorts {
 }
 
 export type RailRouteDeps = PipelineDeps & RailRoutePorts;
-export type RailRequest = RequestContext<unknown, Record<string, string>, RailRoutePorts, WebhookParams>;
+export type RailRequest = RequestContext<unknown, Record<string, string>, WebhookParams, RailRoutePorts>;
 
 /** A rail's answer once its decision is recorded (wire/rails). */
 export type RailReply = Reply<RailNotificationResponse>;

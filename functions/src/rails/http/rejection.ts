@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { appendAudit, auditRef } from '../../audit/append';
 import type { AuditEntry } from '../../audit/model';
-import type { CatalogRail } from '../../entitlements/catalog';
+import type { CatalogRail } from '../../wire/vocabulary';
 import { getAllInTx } from '../../entitlements/projection';
 import { ApiError } from '../../http/errors';
 import type { RequestContext } from '../../http/route';

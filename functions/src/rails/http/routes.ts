@@ -11,7 +11,7 @@ import { railNotificationResponseSchema, webhookParamsSchema, type RailNotificat
  * environment-scoped data is touched. `rawBody`: the pipeline hands them the bytes unparsed,
  * so a body is judged (and a verified but unusable one journaled) only after verification.
  */
-export const stripeWebhookRoute = route<unknown, Record<string, string>, RailRoutePorts, WebhookParams, RailNotificationResponse>({
+export const stripeWebhookRoute = route<unknown, Record<string, string>, WebhookParams, RailNotificationResponse, RailRoutePorts>({
   method: 'POST',
   path: '/v1/webhooks/stripe/:projectId',
   key: 'none',
@@ -22,7 +22,7 @@ export const stripeWebhookRoute = route<unknown, Record<string, string>, RailRou
   handler: handleStripeNotification,
 });
 
-export const appleWebhookRoute = route<unknown, Record<string, string>, RailRoutePorts, WebhookParams, RailNotificationResponse>({
+export const appleWebhookRoute = route<unknown, Record<string, string>, WebhookParams, RailNotificationResponse, RailRoutePorts>({
   method: 'POST',
   path: '/v1/webhooks/apple/:projectId',
   key: 'none',
@@ -33,7 +33,7 @@ export const appleWebhookRoute = route<unknown, Record<string, string>, RailRout
   handler: handleAppleNotification,
 });
 
-export const googleWebhookRoute = route<unknown, Record<string, string>, RailRoutePorts, WebhookParams, RailNotificationResponse>({
+export const googleWebhookRoute = route<unknown, Record<string, string>, WebhookParams, RailNotificationResponse, RailRoutePorts>({
   method: 'POST',
   path: '/v1/webhooks/google/:projectId',
   key: 'none',

@@ -8,7 +8,7 @@ import { customersReport } from '../customersReport';
  * its creator acknowledged the row-level-data terms): customers with identities and active
  * entitlements, paged.
  */
-export const customersRoute = route<unknown, PageQuery, {}, Record<string, string>, CustomersReport>({
+export const customersRoute = route<unknown, PageQuery, Record<string, string>, CustomersReport>({
   method: 'GET',
   path: '/v1/reports/customers',
   key: 'secret',

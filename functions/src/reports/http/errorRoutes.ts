@@ -6,7 +6,7 @@ import { errorsReport } from '../errorsReport';
 import { parseRange } from '../range';
 
 /** `GET /v1/reports/errors` (`errors:read`): groups last seen in `from`–`to`, newest first, paged. */
-export const errorsRoute = route<unknown, ErrorsQuery, {}, Record<string, string>, ErrorsReport>({
+export const errorsRoute = route<unknown, ErrorsQuery, Record<string, string>, ErrorsReport>({
   method: 'GET',
   path: '/v1/reports/errors',
   key: 'secret',
@@ -22,7 +22,7 @@ export const errorsRoute = route<unknown, ErrorsQuery, {}, Record<string, string
 });
 
 /** `GET /v1/reports/errors/{fingerprint}` (`errors:read`): the group and its latest sample, symbolicated now (an unknown fingerprint is the service's 400). */
-export const errorDetailRoute = route<unknown, Record<string, string>, {}, FingerprintParams, ErrorDetailResponse>({
+export const errorDetailRoute = route<unknown, Record<string, string>, FingerprintParams, ErrorDetailResponse>({
   method: 'GET',
   path: '/v1/reports/errors/:fingerprint',
   key: 'secret',

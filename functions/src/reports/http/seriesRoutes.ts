@@ -14,7 +14,7 @@ import { subscribersReport } from '../subscribersReport';
  * differ only in path, scope, service and answer, so one factory builds them.
  */
 function seriesRoute<Report>(path: string, scope: Scope, report: (scope: EnvScope, range: ReportRange, now: number) => Promise<Report>, response: JsonSchema): CompiledRoute {
-  return route<unknown, RangeQuery, {}, Record<string, string>, Report>({
+  return route<unknown, RangeQuery, Record<string, string>, Report>({
     method: 'GET',
     path,
     key: 'secret',

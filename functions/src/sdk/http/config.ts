@@ -25,7 +25,7 @@ export const DEFAULT_ERROR_NOISE_DENY_LIST = {
  */
 export const CONFIG_VARY = ['Authorization', 'Service-Api-Key', 'Origin', 'X-Service-Bundle-Id', 'X-Service-Package-Name', 'Service-Sdk-Version'].join(', ');
 
-export const configRoute = route<unknown, Record<string, string>, {}, Record<string, string>, ConfigResponse>({
+export const configRoute = route<unknown, Record<string, string>, Record<string, string>, ConfigResponse>({
   method: 'GET',
   path: '/v1/config',
   key: 'publishable',

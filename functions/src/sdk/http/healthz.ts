@@ -1,7 +1,7 @@
 import { route } from '../../http/route';
 import { healthzResponseSchema, type HealthzResponse } from '../../wire/sdk';
 
-export const healthzRoute = route<unknown, Record<string, string>, {}, Record<string, string>, HealthzResponse>({
+export const healthzRoute = route<unknown, Record<string, string>, Record<string, string>, HealthzResponse>({
   method: 'GET',
   path: '/v1/healthz',
   key: 'none',

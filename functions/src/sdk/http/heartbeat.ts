@@ -5,7 +5,7 @@ import { parseSdkVersion } from '../surfaces';
 import type { LivenessRecorder } from '../liveness';
 import { heartbeatResponseSchema, type HeartbeatResponse } from '../../wire/sdk';
 
-export const heartbeatRoute = route<unknown, Record<string, string>, { liveness: LivenessRecorder }, Record<string, string>, HeartbeatResponse>({
+export const heartbeatRoute = route<unknown, Record<string, string>, Record<string, string>, HeartbeatResponse, { liveness: LivenessRecorder }>({
   method: 'GET',
   path: '/v1/sdk/heartbeat',
   key: 'any',

@@ -2,7 +2,7 @@ import { route } from '../../http/route';
 import { versionsResponseSchema, type VersionsResponse } from '../../wire/sdk';
 import { SDK_VERSIONS } from '../surfaces';
 
-export const versionsRoute = route<unknown, Record<string, string>, {}, Record<string, string>, VersionsResponse>({
+export const versionsRoute = route<unknown, Record<string, string>, Record<string, string>, VersionsResponse>({
   method: 'GET',
   path: '/v1/sdk/versions',
   key: 'none',

@@ -6,7 +6,7 @@ import { requireKeyEnvironment } from './uploadRequest';
 import { uploadSourceMapBatch } from '../uploadService';
 
 /** `POST /v1/releases/sourcemaps`: secret key only; storage now, resolution at read time. */
-export const uploadSourcemapsRoute = route<UploadBody, Record<string, string>, {}, Record<string, string>, SourcemapBatchResponse>({
+export const uploadSourcemapsRoute = route<UploadBody, Record<string, string>, Record<string, string>, SourcemapBatchResponse>({
   method: 'POST',
   path: '/v1/releases/sourcemaps',
   key: 'secret',

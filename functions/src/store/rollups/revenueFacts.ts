@@ -1,5 +1,5 @@
 import { DAY } from '../../clock';
-import type { CatalogRail } from '../../entitlements/catalog';
+import type { CatalogRail } from '../../wire/vocabulary';
 
 /**
  * Money as the rails report it, reduced to what the revenue rollup needs. Built by each rail's

@@ -1,11 +1,11 @@
 import type { Transaction } from 'firebase-admin/firestore';
-import type { EntitlementChange } from '../../entitlements/changeModel';
-import type { PublicEntitlement } from '../../entitlements/model';
-import type { EnvScope } from '../scope';
-import { METRIC, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from './model';
-import { endHourOf, hourOf } from './periods';
-import { seriesKey, writeRollupDeltas, type RollupDelta } from './rollupWrite';
-import { shardOf } from './shards';
+import type { EntitlementChange } from './changeModel';
+import type { PublicEntitlement } from './model';
+import type { EnvScope } from '../store/scope';
+import { METRIC, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from '../store/rollups/model';
+import { endHourOf, hourOf } from '../store/rollups/periods';
+import { seriesKey, writeRollupDeltas, type RollupDelta } from '../store/rollups/rollupWrite';
+import { shardOf } from '../store/rollups/shards';
 
 /**
  * Active subscribers per (entitlement key, rail), kept from the entitlement change records in

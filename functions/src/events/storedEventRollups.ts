@@ -1,8 +1,8 @@
 import { FieldValue, type DocumentReference, type DocumentSnapshot, type WriteBatch } from 'firebase-admin/firestore';
-import { MINUTE } from '../../clock';
-import type { IngestedEventFields } from '../../events/model';
-import type { EnvScope } from '../scope';
-import { errorFields } from './errorFields';
+import { MINUTE } from '../clock';
+import type { IngestedEventFields } from './model';
+import type { EnvScope } from '../store/scope';
+import { errorFields } from '../store/rollups/errorFields';
 import {
   ERROR_GROUP_CUSTOMERS,
   ERROR_GROUP_SHARDS,
@@ -12,9 +12,9 @@ import {
   groupShardId,
   type ErrorGroupDoc,
   type ErrorSample,
-} from './errorGroupModel';
-import { recordEventCounts } from './eventRollup';
-import { shardOf } from './shards';
+} from '../store/rollups/errorGroupModel';
+import { recordEventCounts } from '../store/rollups/eventRollup';
+import { shardOf } from '../store/rollups/shards';
 
 /** An event the identity-resolution task is about to store. */
 export interface EventToStore {
