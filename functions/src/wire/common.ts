@@ -1,5 +1,3 @@
-import type { FromSchema } from 'json-schema-to-ts';
-
 /** Pieces several capabilities' schemas share (spec › Resources, Conventions). */
 
 /** `env` in every response body, and `environment` in request bodies. */
@@ -30,7 +28,6 @@ export const publicEntitlementSchema = {
     updatedAt: unixTimeSchema,
   },
 } as const;
-export type PublicEntitlementWire = FromSchema<typeof publicEntitlementSchema>;
 
 /** A query parameter that may be given once (the pipeline hands a repeated one over as an array). */
 export const onceQueryParam = { type: 'string', 'x-invalid': 'give it once' } as const;

@@ -60,7 +60,6 @@ export const sessionResponseSchema = dataOf({
 export type SessionInfo = FromSchema<typeof sessionResponseSchema>['data'];
 
 export const signInOptionsResponseSchema = dataOf({ type: 'object', required: ['authEmulator'], additionalProperties: false, properties: { authEmulator: strOrNull } });
-export type SignInOptionsWire = FromSchema<typeof signInOptionsResponseSchema>['data'];
 
 export const signOutResponseSchema = dataOf({ type: 'object', required: ['signedOut'], additionalProperties: false, properties: { signedOut: { const: true } } });
 
@@ -165,7 +164,6 @@ const keyActivitySchema = {
     operator: str,
   },
 } as const;
-export type KeyActivityRow = FromSchema<typeof keyActivitySchema>;
 
 export const appsResponseSchema = dataOf({
   type: 'array',
@@ -201,7 +199,7 @@ export const searchResponseSchema = dataOf({
 
 const unixMsParam = { type: 'string', pattern: '^[0-9]{1,15}$', 'x-invalid': 'Unix milliseconds' } as const;
 const prefixParam = { type: 'string', minLength: 1, maxLength: 256 } as const;
-export const customerStatusSchema = { type: 'string', enum: ['active', 'erasure_pending', 'erased', 'merged'] } as const;
+const customerStatusSchema = { type: 'string', enum: ['active', 'erasure_pending', 'erased', 'merged'] } as const;
 
 export const customerListQuerySchema = {
   type: 'object',
@@ -222,7 +220,7 @@ export type CustomerListQueryWire = FromSchema<typeof customerListQuerySchema>;
 const pageOf = <const S extends object>(item: S) =>
   ({ type: 'object', required: ['data', 'hasMore', 'nextCursor'], additionalProperties: false, properties: { data: { type: 'array', items: item }, hasMore: { type: 'boolean' }, nextCursor: strOrNull } }) as const;
 
-export const customerListRowSchema = {
+const customerListRowSchema = {
   type: 'object',
   required: ['customerId', 'email', 'status', 'createdAt', 'userIds', 'rails', 'entitlements'],
   additionalProperties: false,
@@ -242,7 +240,7 @@ export type CustomerListPageWire = FromSchema<typeof customerListResponseSchema>
 export const historyQuerySchema = { type: 'object', properties: { cursor: cursorParam } } as const;
 export type HistoryQuery = FromSchema<typeof historyQuerySchema>;
 
-export const recentEventSchema = {
+const recentEventSchema = {
   type: 'object',
   required: ['eventId', 'name', 'level', 'timestamp', 'appId', 'platform'],
   additionalProperties: false,
@@ -274,7 +272,6 @@ const inspectionFields = {
   openConflicts: { type: 'array', items: str },
 } as const;
 const inspectionSchema = { type: 'object', required: ['customer', 'identityLinks', 'entitlements', 'openConflicts'], additionalProperties: false, properties: inspectionFields } as const;
-export type CustomerInspectionWire = FromSchema<typeof inspectionSchema>;
 
 const grantRowSchema = {
   type: 'object',
@@ -504,7 +501,7 @@ export const webhookEventParamsSchema = {
 } as const;
 export type WebhookEventParams = FromSchema<typeof webhookEventParamsSchema>;
 
-export const endpointViewSchema = {
+const endpointViewSchema = {
   type: 'object',
   required: ['endpointId', 'projectId', 'env', 'url', 'eventTypes', 'allEventTypes', 'enabled', 'disabled', 'failingSince', 'createdAt', 'updatedAt', 'secretGeneration', 'previousSecret'],
   additionalProperties: false,
@@ -533,7 +530,7 @@ export type EndpointViewWire = FromSchema<typeof endpointViewSchema>;
 
 export const webhookEndpointsResponseSchema = dataOf({ type: 'array', items: endpointViewSchema });
 
-export const deliverySchema = {
+const deliverySchema = {
   type: 'object',
   required: ['deliveryId', 'eventId', 'eventType', 'replay', 'state', 'attempts', 'attemptCount', 'nextRetryAt', 'createdAt'],
   properties: {

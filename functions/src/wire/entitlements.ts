@@ -16,7 +16,7 @@ export const customerIdParamsSchema = {
 } as const;
 export type CustomerIdParams = FromSchema<typeof customerIdParamsSchema>;
 
-export const grantDurationSchema = { type: 'string', enum: ['P30D', 'P90D', 'P1Y', 'lifetime'] } as const;
+const grantDurationSchema = { type: 'string', enum: ['P30D', 'P90D', 'P1Y', 'lifetime'] } as const;
 export type GrantDuration = FromSchema<typeof grantDurationSchema>;
 
 /** `POST /v1/server/customers/{customerId}/grant` (and the dashboard's grant: same body and rules). */

@@ -3,8 +3,8 @@ import { ANONYMOUS_ID, CUSTOMER_ID, DEVELOPER_USER_ID } from '../ids';
 import { wireEnvSchema } from './common';
 
 /** `POST /v1/events` (spec › Limits: 1–100 events, `properties` at most 8 KB serialised). */
-export const MAX_EVENTS = 100;
-export const PROPERTIES_LIMIT_BYTES = 8 * 1024;
+const MAX_EVENTS = 100;
+const PROPERTIES_LIMIT_BYTES = 8 * 1024;
 
 const HINT_REQUIRED = 'each event needs at least one identity hint (developerUserId, anonymousId or serviceCustomerId)';
 const hintPresent = { type: 'string', 'x-missing-when-empty': true, 'x-missing': HINT_REQUIRED } as const;
@@ -20,7 +20,7 @@ const hintBranches = [
  * first failure rejects the batch with `400 invalid_param_value` naming `events[i].field`.
  * `level`, `tags` and `categoryTags` are anything here: soft-dropped later when malformed.
  */
-export const eventSchema = {
+const eventSchema = {
   type: 'object',
   required: ['name'],
   properties: {

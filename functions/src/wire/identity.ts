@@ -13,8 +13,8 @@ export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
 export const TOKEN_MAX_LENGTH = 16_384;
 
 /** The identifier rules as subschemas; messages worded as identity/identifiers.ts words them. */
-export const userIdSchema = { ...DEVELOPER_USER_ID.schema, 'x-missing-when-empty': true, 'x-invalid': '1–256 characters of letters, digits and _ - . : @' } as const;
-export const anonymousIdSchema = { ...ANONYMOUS_ID.schema, 'x-missing-when-empty': true, 'x-invalid': '1–128 characters of letters, digits, _ and -' } as const;
+const userIdSchema = { ...DEVELOPER_USER_ID.schema, 'x-missing-when-empty': true, 'x-invalid': '1–256 characters of letters, digits and _ - . : @' } as const;
+const anonymousIdSchema = { ...ANONYMOUS_ID.schema, 'x-missing-when-empty': true, 'x-invalid': '1–128 characters of letters, digits, _ and -' } as const;
 const appAccountTokenSchema = { ...APP_ACCOUNT_TOKEN.schema, 'x-invalid': 'must be a lowercase RFC 4122 UUID' } as const;
 const emailSchema = { type: 'string', maxLength: EMAIL_MAX_LENGTH, pattern: EMAIL_PATTERN, 'x-invalid': `must be an email address of at most ${EMAIL_MAX_LENGTH} characters` } as const;
 const tokenSchema = { type: 'string', minLength: 1, maxLength: TOKEN_MAX_LENGTH, 'x-invalid': 'must be a non-empty token string' } as const;
@@ -26,7 +26,7 @@ const orNull = <S extends { readonly type: string }>(schema: S) => ({ ...schema,
  * One call's traits (the rules identity/traits.ts `sanitizeTraits` applies, same messages):
  * nested objects and arrays pass validation, and `sanitizeTraits` then drops them.
  */
-export const traitsSchema = {
+const traitsSchema = {
   type: ['object', 'null'],
   maxProperties: MAX_TRAIT_KEYS,
   propertyNames: { minLength: 1, maxLength: MAX_TRAIT_KEY_LENGTH, not: { pattern: '^__.*__$' }, 'x-invalid': `keys are 1–${MAX_TRAIT_KEY_LENGTH} characters and not of the form __name__` },
@@ -74,7 +74,7 @@ export type IdentifyResponse = FromSchema<typeof identifyResponseSchema>;
 
 // POST /v1/server/customers/alias (bulk identify; shapes not shown by the spec) ----------------
 
-export const MAX_ALIAS_ROWS = 1000;
+const MAX_ALIAS_ROWS = 1000;
 const LINKS_REQUIRED = '`links` is required and must hold 1–1000 rows.';
 
 export const bulkAliasBodySchema = {
@@ -97,7 +97,7 @@ export const bulkAliasBodySchema = {
 } as const;
 export type BulkAliasBody = FromSchema<typeof bulkAliasBodySchema>;
 
-export const aliasRowResultSchema = {
+const aliasRowResultSchema = {
   anyOf: [
     {
       type: 'object',
@@ -212,7 +212,7 @@ export const resolveBodySchema = {
 } as const;
 export type ResolveBody = FromSchema<typeof resolveBodySchema>;
 
-export const recommendedActionSchema = { type: 'string', enum: ['enter', 'silent_refresh', 'one_tap', 'welcome_back', 'onboard'] } as const;
+const recommendedActionSchema = { type: 'string', enum: ['enter', 'silent_refresh', 'one_tap', 'welcome_back', 'onboard'] } as const;
 export type RecommendedAction = FromSchema<typeof recommendedActionSchema>;
 
 export const resolveResponseSchema = {

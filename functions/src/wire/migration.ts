@@ -29,7 +29,7 @@ export type MigrationBody = FromSchema<typeof migrationBodySchema>;
 const count = { type: 'integer', minimum: 0 } as const;
 
 /** `details`: the conflicting rows (never auto-merged) and the refused or failed ones. */
-export const migrationDetailsSchema = {
+const migrationDetailsSchema = {
   type: 'object',
   required: ['conflicts', 'errors'],
   additionalProperties: false,

@@ -57,7 +57,7 @@ const seriesEnvelope = {
 
 const identityKindSchema = { type: 'string', enum: ['developer', 'anonymous', 'stripe', 'apple_otx', 'apple_aat', 'google_token', 'google_account'] } as const;
 
-export const customerRowSchema = {
+const customerRowSchema = {
   type: 'object',
   required: ['object', 'serviceCustomerId', 'createdAt', 'email', 'identities', 'entitlements'],
   additionalProperties: false,
@@ -105,7 +105,7 @@ const errorGroupFields = {
 } as const;
 const errorGroupRequired = ['object', 'fingerprint', 'name', 'type', 'message', 'level', 'count', 'customers', 'firstSeen', 'lastSeen', 'lastRelease'] as const;
 
-export const errorGroupSummarySchema = {
+const errorGroupSummarySchema = {
   type: 'object',
   required: errorGroupRequired,
   additionalProperties: false,
@@ -129,7 +129,7 @@ export const errorsReportSchema = {
 export type ErrorsReport = FromSchema<typeof errorsReportSchema>;
 
 /** One stack frame, resolved at read time through the release's source maps (or why not). */
-export const resolvedFrameSchema = {
+const resolvedFrameSchema = {
   type: 'object',
   required: ['raw', 'function', 'fileUrl', 'line', 'column', 'original', 'reason'],
   additionalProperties: false,
@@ -153,7 +153,6 @@ export const resolvedFrameSchema = {
     reason: { enum: ['no_location', 'no_sourcemap', 'no_mapping', null] },
   },
 } as const;
-export type ResolvedFrameWire = FromSchema<typeof resolvedFrameSchema>;
 
 /** A group with its latest sample (null once the customer whose event it was is erased). */
 export const errorGroupDetailSchema = {

@@ -41,9 +41,8 @@ const fileErrorSchema = {
   additionalProperties: false,
   properties: { code: { type: 'string', enum: ['invalid_runtime_url', 'missing_sourcemap', 'invalid_sourcemap', 'sourcemap_too_large'] }, message: { type: 'string' } },
 } as const;
-export type FileError = FromSchema<typeof fileErrorSchema>;
 
-export const fileErrorRowSchema = {
+const fileErrorRowSchema = {
   type: 'object',
   required: ['fileUrl', 'status', 'error'],
   additionalProperties: false,
@@ -52,7 +51,7 @@ export const fileErrorRowSchema = {
 export type FileErrorRow = FromSchema<typeof fileErrorRowSchema>;
 
 /** One file's outcome; `fileUrlHash` is the server's SHA-256 hex of `fileUrl` (null when the URL was rejected). */
-export const fileResultRowSchema = {
+const fileResultRowSchema = {
   type: 'object',
   required: ['fileUrl', 'fileUrlHash', 'status'],
   additionalProperties: false,
