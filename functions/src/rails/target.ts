@@ -1,4 +1,4 @@
-import { invalidParam } from '../http/errors';
+import { invalidParamValue } from '../errors/domain';
 import { projectRef } from '../projects/paths';
 import type { ProjectRecord } from '../projects/model';
 import type { Env } from '../store/env';
@@ -23,12 +23,12 @@ export interface WebhookTarget {
  * is one of the few modules that hold the unscoped handle (test/foundation/partition.test.ts).
  */
 export async function loadWebhookTarget(projectId: string): Promise<WebhookTarget> {
-  if (!PROJECT_ID.is(projectId)) throw invalidParam('Unknown project.');
+  if (!PROJECT_ID.is(projectId)) throw invalidParamValue('Unknown project.');
   const root = db();
   // Scopes used for nothing but locating the two configuration documents.
   const configRef = (env: Env) => railsConfigRef(new EnvScope(root, projectId, env));
   const [project, test, live] = await countedGetAll(root, [projectRef(root, projectId), configRef('test'), configRef('live')]);
-  if (!project.exists || (project.data() as ProjectRecord).archived) throw invalidParam('Unknown project.');
+  if (!project.exists || (project.data() as ProjectRecord).archived) throw invalidParamValue('Unknown project.');
   return {
     projectId,
     configs: {

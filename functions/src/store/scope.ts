@@ -26,7 +26,7 @@ export type CrossPartitionLedger = 'pendingErasures';
  */
 export interface KeyGate {
   readonly ref: DocumentReference;
-  /** Throws the request's ApiError when the freshly read key document no longer admits it. */
+  /** Throws the request's refusal (a `DomainError`) when the freshly read key document no longer admits it. */
   accept(snapshot: DocumentSnapshot): void;
 }
 
