@@ -88,7 +88,7 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
   }
   const renewal = await optionalRenewal(ports, caller, config, environment, transaction, input.signedRenewalInfo);
   const familyShared = isFamilyShared(transaction);
-  const customerId = await appleOwner(scope, transaction, input.appAccountToken, clock.now());
+  const owner = await appleOwner(scope, transaction, input.appAccountToken, clock.now());
   // The caller: the customer its appAccountToken is linked to (by its own identify). A family
   // member is never one (the organizer owns the subscription).
   const presentedFor = familyShared ? null : await callerCustomer(scope, input.appAccountToken);
@@ -105,7 +105,8 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
     receivedAt,
     now: clock.now(),
     reconciledWithProvider: false,
-    customerId,
+    customerId: owner?.customerId ?? null,
+    grantsReadAhead: owner?.grantsReadAhead,
     claimant: () => presentedFor,
     snapshot: () => snapshot,
     noSnapshotReason: 'no_subscription',

@@ -135,7 +135,7 @@ export class EnvScope {
   }
 
   /**
-   * Runs a transaction (a begin/commit pair beyond its reads); `fn` gets a transaction whose
+   * Runs a transaction (one commit beyond its reads, the first of which starts it); `fn` gets a transaction whose
    * reads count their round trips (store/counted.ts).
    */
   async runTransaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
