@@ -11,7 +11,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, '..', 'hosting-public', 'dashboard');
 mkdirSync(out, { recursive: true });
 
-await build({
+const result = await build({
   entryPoints: [join(here, 'src', 'main.tsx')],
   bundle: true,
   minify: true,
@@ -23,7 +23,14 @@ await build({
   sourcemap: false,
   legalComments: 'none',
   logLevel: 'warning',
+  metafile: true,
 });
+// The page imports the server's wire types with `import type` only: not one server module may be bundled.
+const serverInputs = Object.keys(result.metafile.inputs).filter((input) => /(^|\/)functions\//.test(input));
+if (serverInputs.length > 0) {
+  console.error(`dashboard bundle includes server modules (use \`import type\`): ${serverInputs.join(', ')}`);
+  process.exit(1);
+}
 const uplotCss = readFileSync(join(here, '..', 'node_modules', 'uplot', 'dist', 'uPlot.min.css'), 'utf8');
 writeFileSync(join(out, 'app.css'), `${uplotCss}\n${readFileSync(join(here, 'styles.css'), 'utf8')}`);
 copyFileSync(join(here, 'index.html'), join(out, 'index.html'));

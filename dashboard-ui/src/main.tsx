@@ -13,11 +13,8 @@ import { ErrorsPage } from './pages/errors';
 import { OverviewPage } from './pages/overview';
 import { RailsPage } from './pages/rails';
 import { WebhooksPage } from './pages/webhooks';
+import type { SessionInfo } from '../../functions/src/wire/dashboard';
 
-interface SessionInfo {
-  operator: { email: string; via: 'firebase' | 'local' };
-  projects: { projectId: string; name: string; role: 'admin' | 'viewer'; archived: boolean }[];
-}
 
 const TITLES: Record<Page, string> = {
   overview: 'Overview',

@@ -19,9 +19,9 @@ const echo = route<{ name: string; environment?: 'production' | 'sandbox'; items
     required: ['name'],
     properties: {
       name: { type: 'string', minLength: 1, maxLength: 8 },
-      // `nullable`: JSONSchemaType's spelling of an optional field; null counts as absent.
-      environment: { type: 'string', enum: ['production', 'sandbox', null], nullable: true },
-      items: { type: 'array', items: { type: 'integer' }, nullable: true },
+      // An optional field admits null (absent and null mean the same), as wire/ schemas spell it.
+      environment: { type: ['string', 'null'], enum: ['production', 'sandbox', null] },
+      items: { type: ['array', 'null'], items: { type: 'integer' } },
     },
   },
   handler: async (ctx) => ({ body: { id: ctx.params.id, name: ctx.body.name, env: ctx.auth.wireEnv } }),

@@ -11,6 +11,7 @@ import { ManualClock } from '../../functions/src/clock';
 import { createServiceApp } from '../../functions/src/app/serviceApp';
 import type { EnqueueOptions, QueueName, TaskQueue } from '../../functions/src/tasks/queue';
 import { createTestService, seedProject } from '../support/harness';
+import { checkResponse } from '../support/responseCheck';
 import { requireDeployedEntry } from '../support/functionsEnv';
 
 /** A queue that only records: the test hands the payload to the deployed function itself. */
@@ -30,7 +31,7 @@ it('identityResolutionTask attaches the customer to the events a batch landed', 
   const project = await seedProject(seeding);
   const queue = new RecordingQueue();
   const deps = createDeps({ tasks: queue, clock: new ManualClock(Date.now()) });
-  const request = supertest(createServiceApp(ALL_ROUTES, deps));
+  const request = supertest(createServiceApp(ALL_ROUTES, deps, { checkResponse }));
 
   const identified = await request.post('/v1/identify').set('Authorization', `Bearer ${project.ios.test.secret}`).send({ userId: 'task-user', anonymousId: 'task-device' });
   expect(identified.status).toBe(200);
@@ -55,7 +56,7 @@ it('webhookFanoutTask fans out the event a grant recorded (deployed handler, Clo
   const project = await seedProject(seeding);
   const queue = new RecordingQueue();
   const deps = createDeps({ tasks: queue, clock: new ManualClock(Date.now()) });
-  const request = supertest(createServiceApp(ALL_ROUTES, deps));
+  const request = supertest(createServiceApp(ALL_ROUTES, deps, { checkResponse }));
 
   const identified = await request.post('/v1/identify').set('Authorization', `Bearer ${project.ios.test.secret}`).send({ userId: 'fanout-user', anonymousId: 'fanout-device' });
   const customerId = identified.body.serviceCustomerId as string;

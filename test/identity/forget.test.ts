@@ -20,6 +20,7 @@ import { ALL_ROUTES } from '../../functions/src/app/groups';
 import { createServiceApp } from '../../functions/src/app/serviceApp';
 import { describeSecuredRoute } from '../support/securitySuite';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
+import { checkResponse } from '../support/responseCheck';
 import { seedGrants } from './support/grants';
 import { configureProvider, startProvider, type TestProvider } from './support/tokens';
 
@@ -174,7 +175,7 @@ describe('erasure', () => {
     const lossyDeps = createDeps({ clock: service.clock, tasks: lostQueue });
     const linked = await identify({ userId: 'lost-task', anonymousId: 'lost-device' });
     const id2 = linked.body.serviceCustomerId as string;
-    const lost = await supertest(createServiceApp(ALL_ROUTES, lossyDeps)).post('/v1/identity/forget').set({ Authorization: `Bearer ${project.android.test.secret}` }).send({ customerId: id2 });
+    const lost = await supertest(createServiceApp(ALL_ROUTES, lossyDeps, { checkResponse })).post('/v1/identity/forget').set({ Authorization: `Bearer ${project.android.test.secret}` }).send({ customerId: id2 });
     expect(lost.status).toBe(200);
     expect(lost.body.serviceCustomerId).toBe(id2);
     expect((await customer(id2)).status).toBe('erasure_pending');

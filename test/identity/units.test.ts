@@ -5,7 +5,8 @@
  */
 import { DAY } from '../../functions/src/clock';
 import { parseConflictId } from '../../functions/src/identity/conflictModel';
-import { isAnonymousId, isUserId, UUID_PATTERN } from '../../functions/src/identity/identifiers';
+import { isAnonymousId, isUserId } from '../../functions/src/identity/identifiers';
+import { APP_ACCOUNT_TOKEN } from '../../functions/src/ids';
 import { deviceTier, TRUSTED_DEVICE_WINDOW_MS } from '../../functions/src/identity/resolveService';
 import { MAX_STORED_TRAIT_KEYS, mergeTraits, sanitizeTraits } from '../../functions/src/identity/traits';
 import { admitCall, VelocityWindow } from '../../functions/src/identity/velocity';
@@ -80,9 +81,9 @@ describe('identifiers', () => {
     expect(isAnonymousId('a_b-C9')).toBe(true);
     expect(isAnonymousId('a.b')).toBe(false);
     expect(isAnonymousId('a'.repeat(129))).toBe(false);
-    expect(UUID_PATTERN.test('e5a1a0f2-3c4b-4d5e-8f70-8192a3b4c5d6')).toBe(true);
-    expect(UUID_PATTERN.test('E5A1A0F2-3C4B-4D5E-8F70-8192A3B4C5D6')).toBe(false);
-    expect(UUID_PATTERN.test('e5a1a0f2-3c4b-0d5e-8f70-8192a3b4c5d6')).toBe(false);
+    expect(APP_ACCOUNT_TOKEN.pattern.test('e5a1a0f2-3c4b-4d5e-8f70-8192a3b4c5d6')).toBe(true);
+    expect(APP_ACCOUNT_TOKEN.pattern.test('E5A1A0F2-3C4B-4D5E-8F70-8192A3B4C5D6')).toBe(false);
+    expect(APP_ACCOUNT_TOKEN.pattern.test('e5a1a0f2-3c4b-0d5e-8f70-8192a3b4c5d6')).toBe(false);
   });
   it('conflict ids name their partition', () => {
     expect(parseConflictId(`cfl_live_${'a'.repeat(24)}_proj_abc`)).toEqual({ env: 'live', projectId: 'proj_abc' });

@@ -6,7 +6,8 @@
 import { realisticSourceMap, sourcemapBatchBody } from '../../fixtures/sourcemapCorpus';
 import { checkUploadFile } from '../../functions/src/sourcemaps/fileCheck';
 import { fileUrlHash } from '../../functions/src/sourcemaps/hashing';
-import { MAX_FILES_PER_BATCH, MAX_UPLOAD_BODY_BYTES } from '../../functions/src/sourcemaps/limits';
+import { MAX_UPLOAD_BODY_BYTES } from '../../functions/src/sourcemaps/limits';
+import { MAX_FILES_PER_BATCH } from '../../functions/src/wire/sourcemaps';
 import { loadSourceMaps } from '../../functions/src/sourcemaps/repository';
 import { resolveStackFrames } from '../../functions/src/sourcemaps/resolve';
 import { EnvScope } from '../../functions/src/store/scope';

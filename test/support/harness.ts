@@ -9,6 +9,7 @@ import type { Platform } from '../../functions/src/wire/vocabulary';
 import { createApp, createProject } from '../../functions/src/projects/repository';
 import type { Env } from '../../functions/src/store/env';
 import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
+import { checkResponse, takeResponseDrifts } from './responseCheck';
 
 /**
  * The test harness: the real pipeline and every route, against the run's Firestore emulator,
@@ -32,12 +33,18 @@ afterAll(async () => {
   await Promise.all(createdQueues.map((queue) => queue.drain()));
 });
 
+/** Every answer of the API is checked against its route's response schema (responseCheck.ts); a drift fails the test that saw it. */
+afterEach(() => {
+  const drifts = takeResponseDrifts();
+  if (drifts.length > 0) throw new Error(`response shapes drifted from their schemas:\n${drifts.map((d) => `${d.route} ${d.status}: ${d.errors.join('; ')}\n  body: ${JSON.stringify(d.body).slice(0, 2000)}`).join('\n')}`);
+});
+
 export function createTestService(overrides: DepsOverrides = {}): TestService {
   const clock = overrides.clock instanceof ManualClock ? overrides.clock : new ManualClock(Date.now());
   const tasks = overrides.tasks instanceof InProcessTaskQueue ? overrides.tasks : new InProcessTaskQueue({ backoffMs: () => 0 });
   createdQueues.push(tasks);
   const deps = createDeps({ ...overrides, clock, tasks });
-  const app = createServiceApp(ALL_ROUTES, deps);
+  const app = createServiceApp(ALL_ROUTES, deps, { checkResponse });
   return { deps, app, clock, tasks, request: () => supertest.agent(app) };
 }
 

@@ -2,38 +2,8 @@ import { useState } from 'preact/hooks';
 import { call, inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
 import { AuditLink, ErrorBox, Field, GraceSelect, OnceSecret, Show, Time, useAction, useResource } from '../ui';
+import type { AppRow as App, KeyRow } from '../../../functions/src/wire/dashboard';
 
-interface KeyRow {
-  id: string;
-  kind: 'publishable' | 'secret';
-  env: string;
-  key: string;
-  state: string;
-  createdAt: number;
-  graceEndsAt: number | null;
-  revokedAt: number | null;
-}
-interface Activity {
-  action: string;
-  keyId: string;
-  kind: string;
-  at: number;
-  newKeyId?: string;
-  graceEndsAt?: number;
-  operator?: string;
-}
-interface App {
-  appId: string;
-  name: string;
-  platform: 'web' | 'ios' | 'android';
-  allowedOrigins: string[];
-  bundleId: string | null;
-  packageName: string | null;
-  archived: boolean;
-  createdAt: number;
-  keys: KeyRow[];
-  activity: Activity[];
-}
 
 export function AppsPage(props: PageProps) {
   const [apps, reload] = useResource<App[]>(inProject(props.projectId, props.env, '/apps'));

@@ -3,20 +3,9 @@ import { inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
 import { navigate } from '../router';
 import { Field, Show, Time, useResource } from '../ui';
+import type { PublicAuditEntry as AuditEntry } from '../../../functions/src/wire/entitlements';
+export type { AuditEntry };
 
-export interface AuditEntry {
-  eventId: string;
-  rail: string;
-  env: string;
-  eventType: string;
-  customerId: string | null;
-  decision: string;
-  reason: string;
-  fromState: string | null;
-  toState: string | null;
-  processedAt: number;
-  details: Record<string, unknown>;
-}
 
 /** Audit entries: who (operator or surface), what, why. */
 export function AuditTable({ entries, page }: { entries: AuditEntry[]; page: Pick<PageProps, 'projectId' | 'env'> }) {

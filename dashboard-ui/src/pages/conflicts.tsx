@@ -2,26 +2,9 @@ import { call, inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
 import { AuditLink, ErrorBox, Show, Time, useAction, useResource } from '../ui';
 import { useState } from 'preact/hooks';
+import type { ConflictRow as Conflict, IdentitySettings } from '../../../functions/src/wire/dashboard';
 
-interface Side {
-  customer: { customerId: string; email: string | null; traits: Record<string, unknown>; createdAt: number; status: string };
-  identityLinks: { kind: string; id: string; assurance: string }[];
-  entitlements: { key?: string; entitlementKey?: string }[];
-}
-interface Conflict {
-  conflictId: string;
-  canonicalCustomerId: string;
-  otherCustomerIds: string[];
-  createdAt: number;
-  reason?: string;
-  customers: (Side | null)[];
-}
 
-interface IdentitySettings {
-  providerConfigured: boolean;
-  requireVerifiedIdentity: boolean;
-  subscriptionTransfer: 'keep' | 'transfer';
-}
 
 /** The project's identity settings, stated plainly (changed with the CLI: identity-provider policy, subscription-transfer set). */
 function IdentitySettingsCard({ projectId, env }: { projectId: string; env: PageProps['env'] }) {
@@ -114,7 +97,7 @@ function ConflictCard({ conflict, page, onResolved }: { conflict: Conflict; page
                 <h4>Traits</h4>
                 <p>{Object.entries(side.customer.traits ?? {}).map(([k, v]) => `${k}: ${String(v)}`).join(', ') || '—'}</p>
                 <h4>Active entitlements</h4>
-                <p>{side.entitlements.map((e) => e.key ?? e.entitlementKey).join(', ') || '—'}</p>
+                <p>{side.entitlements.map((e) => e.key).join(', ') || '—'}</p>
               </>
             )}
           </div>

@@ -2,27 +2,14 @@ import { useState } from 'preact/hooks';
 import { inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
 import { Field, Show, Time, useResource } from '../ui';
+import type { CustomerListPageWire as ListPage } from '../../../functions/src/wire/dashboard';
 
 /**
  * The customer list: newest first, a page at a time, with filters the API answers from indexes
  * (dashboard/customerList.ts). Filters that one index cannot combine come back as the API's
  * 400, shown as its message.
  */
-interface Row {
-  customerId: string;
-  email: string | null;
-  status: string;
-  createdAt: number;
-  userIds: string[];
-  rails: string[];
-  entitlements: { key: string; rail: string; validUntil: number | null }[];
-}
 
-interface ListPage {
-  data: Row[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
 
 interface Filters {
   status: string;

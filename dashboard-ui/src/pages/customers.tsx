@@ -6,26 +6,9 @@ import { AuditLink, ErrorBox, Field, Show, Time, useAction, useResource } from '
 import { AuditTable, type AuditEntry } from './audit';
 import { CustomerList } from './customerList';
 import { OlderPages } from './olderPages';
+import type { CustomerView as Customer, RecentEventWire as RecentEvent } from '../../../functions/src/wire/dashboard';
 
-interface Customer {
-  customer: { customerId: string; status: string; email: string | null; traits: Record<string, unknown>; createdAt: number; mergedInto?: string };
-  identityLinks: { kind: string; id: string; assurance: string; createdAt: number; verifiedAt?: number | null }[];
-  entitlements: Record<string, unknown>[];
-  openConflicts: string[];
-  grants: { grantId: string; entitlementKey: string; source: { rail: string; productId: string }; validUntil: number | null; revokedAt: number | null; createdAt: number }[];
-  audit: AuditEntry[];
-  auditNextCursor: string | null;
-  recentEvents: RecentEvent[];
-  eventsNextCursor: string | null;
-}
 
-interface RecentEvent {
-  eventId: string;
-  name: string;
-  level: string | null;
-  timestamp: number;
-  platform: string;
-}
 
 export function CustomersPage(props: PageProps) {
   const customerId = props.args[0] ?? null;

@@ -2,36 +2,9 @@ import { inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
 import { useState } from 'preact/hooks';
 import { Field, Show, Time, useResource } from '../ui';
+import type { ErrorGroupDetail as Detail, ErrorGroupSummary as Group, ErrorsReport as Page } from '../../../functions/src/wire/reports';
+import type { SourceMapInfo as MapInfo } from '../../../functions/src/wire/dashboard';
 
-interface Group {
-  fingerprint: string;
-  name: string;
-  type: string | null;
-  message: string | null;
-  level: string;
-  count: number;
-  customers: number;
-  firstSeen: number;
-  lastSeen: number;
-  lastRelease: string | null;
-}
-interface Frame {
-  raw?: string;
-  function?: string | null;
-  fileUrl?: string | null;
-  line?: number | null;
-  column?: number | null;
-  original: { source: string; line: number; column: number; name: string | null } | null;
-  reason: string | null;
-}
-interface Detail extends Group {
-  latestSample: { eventId: string; timestamp: number; level: string; release: string | null; message: string | null; serviceCustomerId: string | null; rawStack: string | null; frames: Frame[] } | null;
-}
-interface Page {
-  data: Group[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
 
 export function ErrorsPage(props: PageProps) {
   const fingerprint = props.args[0] ?? null;
@@ -166,12 +139,6 @@ function SampleView({ page, fingerprint }: { page: PageProps; fingerprint: strin
   );
 }
 
-interface MapInfo {
-  fileUrl: string;
-  contentHash: string;
-  byteLength: number;
-  uploadedAt: number;
-}
 
 function ReleaseMaps({ page, release }: { page: PageProps; release: string }) {
   const [maps] = useResource<MapInfo[]>(inProject(page.projectId, page.env, `/releases/${encodeURIComponent(release)}/sourcemaps`));

@@ -3,14 +3,8 @@ import uPlot from 'uplot';
 import { inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
 import { Field, Show, useResource } from '../ui';
+import type { Overview } from '../../../functions/src/wire/dashboard';
 
-interface Overview {
-  range: { from: number; to: number; days: number };
-  counts: { apps: number; openConflicts: number; webhookEndpoints: number; activeSubscribers: number; errorGroups: number; errorGroupsMore: boolean };
-  subscribersByKey: { entitlementKey: string; active: number }[];
-  mrr: { currency: string; amount: number }[];
-  series: { dayStarts: number[]; activeSubscribers: number[]; events: number[]; netRevenue: { currency: string; values: number[] }[] };
-}
 
 const money = (minor: number, currency: string): string => {
   try {

@@ -2,16 +2,8 @@ import { useState } from 'preact/hooks';
 import { call, inProject } from '../api';
 import type { PageProps } from '../context';
 import { ErrorBox, Field, Show, Time, useAction, useResource } from '../ui';
+import type { RailsView as Rails } from '../../../functions/src/wire/dashboard';
 
-interface Rails {
-  stripe: { secretKeyRef: string; webhookSecretRef: string } | null;
-  apple: { bundleId: string; appAppleId: number | null; rootCertificates: ({ subject: string; sha256: string; validTo: string } | { invalid: true })[]; verifies: string[] } | null;
-  google: { packageName: string; serviceAccountRef: string; pushAudience: string | null; pushServiceAccountEmail: string | null } | null;
-  /** The secret each reference is read from: `tessera-{projectId}-{name}`, in this project only. */
-  secretIds: { stripeSecretKey?: string | null; stripeWebhookSecret?: string | null; googleServiceAccount?: string | null };
-  webhooks: Record<string, string>;
-  updatedAt: number | null;
-}
 
 /** References and certificate fingerprints only: no secret value is ever sent to or shown by this page. */
 export function RailsPage(props: PageProps) {

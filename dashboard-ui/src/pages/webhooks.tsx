@@ -2,18 +2,8 @@ import { useState } from 'preact/hooks';
 import { call, inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
 import { AuditLink, ErrorBox, Field, GraceSelect, OnceSecret, Show, Time, useAction, useResource } from '../ui';
+import type { DeliveryRow as Delivery, EndpointViewWire as Endpoint } from '../../../functions/src/wire/dashboard';
 
-interface Endpoint {
-  endpointId: string;
-  url: string;
-  eventTypes: string[];
-  allEventTypes: boolean;
-  enabled: boolean;
-  disabled: { reason: string; note: string | null; at: number } | null;
-  createdAt: number;
-  secretGeneration: number;
-  previousSecret: { generation: number; expiresAt: number } | null;
-}
 
 const EVENT_TYPES = ['entitlement.granted', 'entitlement.renewed', 'entitlement.revoked', 'entitlement.expired', 'entitlement.refunded', 'customer.merged', 'customer.erased', 'customer.subscription_transferred'];
 
@@ -202,17 +192,6 @@ function EndpointCard({ endpoint, page, onChanged, onSecret }: { endpoint: Endpo
   );
 }
 
-interface Delivery {
-  deliveryId: string;
-  eventId: string;
-  eventType: string;
-  replay: string | null;
-  state: 'pending' | 'delivered' | 'failed';
-  attempts: { attempt: number; at: number; statusCode: number | null; latencyMs: number; error: string | null; errorDetail: string | null }[];
-  attemptCount: number;
-  nextRetryAt: number | null;
-  createdAt: number;
-}
 
 function Deliveries({ endpoint, page }: { endpoint: Endpoint; page: PageProps }) {
   const [deliveries, reload] = useResource<Delivery[]>(inProject(page.projectId, page.env, `/webhooks/${endpoint.endpointId}/deliveries`));

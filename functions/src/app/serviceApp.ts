@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createApiApp } from '../http/pipeline';
+import { createApiApp, type PipelineOptions } from '../http/pipeline';
 import type { CompiledRoute } from '../http/route';
 import type { Deps, RootDeps } from './deps';
 
@@ -8,8 +8,8 @@ import type { Deps, RootDeps } from './deps';
  * serve it. Handlers get `handlerDeps(root)` as `ctx.deps`: the Deps fields and nothing else,
  * so the process's unscoped Firestore handle is not reachable from a handler even by a cast.
  */
-export function createServiceApp(routes: readonly CompiledRoute<Deps>[], root: RootDeps): Express {
-  return createApiApp(routes, handlerDeps(root));
+export function createServiceApp(routes: readonly CompiledRoute<Deps>[], root: RootDeps, options: PipelineOptions = {}): Express {
+  return createApiApp(routes, handlerDeps(root), options);
 }
 
 /** One view per RootDeps, so per-process memories keyed by it stay one per process. */

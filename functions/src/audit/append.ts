@@ -2,6 +2,7 @@ import { Timestamp, type Transaction } from 'firebase-admin/firestore';
 import { randomToken } from '../ids/random';
 import type { EnvScope } from '../store/scope';
 import { AUDIT, type AuditEntry } from './model';
+import { SERVER_EVENT_ID_PREFIX } from '../ids';
 
 /** Audit entries are kept 24 months, then removed by the TTL policy on `expiresAt`. */
 export const AUDIT_RETENTION_MONTHS = 24;
@@ -29,7 +30,7 @@ export type ServerAuditAction = 'grant' | 'revoke' | 'migration' | 'webhook' | '
 
 /** Event ids of server-originated entries: `srv_grant_<random>`, `srv_revoke_…`, `srv_migration_…`, `srv_webhook_…` (endpoint changes), `srv_expiry_…` (an end recorded), `srv_key_…`, `srv_app_…`, `srv_operator_…`, `srv_conflict_…` (operator changes). */
 export function newServerEventId(action: ServerAuditAction): string {
-  return `srv_${action}_${randomToken(24)}`;
+  return `${SERVER_EVENT_ID_PREFIX}${action}_${randomToken(24)}`;
 }
 
 /** 24 calendar months after `ms` (UTC), clamped to the month's last day like any date library. */

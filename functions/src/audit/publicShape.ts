@@ -1,3 +1,4 @@
+import type { PublicAuditEntry } from '../wire/entitlements';
 import { toWireEnv } from '../store/env';
 import type { AuditEntry } from './model';
 
@@ -6,7 +7,7 @@ import type { AuditEntry } from './model';
  * as a wire value, `eventType`, `projectId`, `customerId`, `decision`, `reason`) and the ones
  * decisions.md adds. Times are Unix ms; `expiresAt` is when the TTL policy removes the entry.
  */
-export function toPublicAuditEntry(entry: AuditEntry) {
+export function toPublicAuditEntry(entry: AuditEntry): PublicAuditEntry {
   return {
     eventId: entry.eventId,
     rail: entry.rail,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { randomToken } from '../ids/random';
+import { CUSTOMER_ID } from '../ids';
 
 /**
  * The customer model shared by every capability. All documents live under the key's
@@ -71,9 +72,7 @@ export interface ErasureState {
   completedAt: number | null;
 }
 
-export const CUSTOMER_ID_PREFIX = 'cdcust_';
-
-export const newCustomerId = (): string => `${CUSTOMER_ID_PREFIX}${randomToken(24)}`;
+export const newCustomerId = (): string => `${CUSTOMER_ID.prefix}${randomToken(24)}`;
 
 /**
  * Document id of an identifier in the identity index. Short, safe identifiers are kept

@@ -11,6 +11,7 @@ import { OperatorTokenRejected, type OperatorTokenVerifier } from './firebaseTok
 import { SESSION_PREFIX, type LocalSessions } from './localSessions';
 import { dashboardLogs } from './logs';
 import { LOCAL_OPERATOR, OPERATOR_SIGN_OUTS, roleAllows, type OperatorIdentity, type OperatorRole } from './model';
+import { PROJECT_ID } from '../ids';
 
 /**
  * The dashboard's authority, in the shared pipeline's place of the API key: who is signed in
@@ -105,7 +106,7 @@ export class OperatorAuthenticator implements OperatorGate<OperatorSession> {
     if (request.projectId === undefined) return { operator: sessionOf(identity, null), scope: null };
     const { projectId, env } = request;
     if (!isEnv(env)) throw new ApiError('invalid_param_value', 'The environment in the path must be `test` or `live`.');
-    if (!/^[A-Za-z0-9_-]{1,128}$/.test(projectId)) throw new ApiError('insufficient_scope', 'You are not an operator of that project.');
+    if (!PROJECT_ID.is(projectId)) throw new ApiError('insufficient_scope', 'You are not an operator of that project.');
     const role = await this.roleOn(identity, projectId);
     if (!role) {
       dashboardLogs.operatorRefused(request.requestId, identity.email, projectId, 'not an operator');

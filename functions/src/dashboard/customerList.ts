@@ -7,6 +7,7 @@ import { DomainError } from '../errors/domain';
 import { CUSTOMERS, IDENTITY_INDEX, type CustomerRecord, type IdentityIndexEntry } from '../customers/model';
 import { decodeCursor, encodeCursor } from '../reports/cursor';
 import type { EnvScope } from '../store/scope';
+import type { CustomerListQueryWire } from '../wire/dashboard';
 
 /**
  * The dashboard's customer list: a page of customers, newest first, with filters, each answered
@@ -19,12 +20,10 @@ import type { EnvScope } from '../store/scope';
  * range orders by that field, so it cannot also be the newest-first list of another.
  * Each row adds the customer's active entitlements (one getAll of the page's projections).
  */
-export const CUSTOMER_STATUSES = ['active', 'erasure_pending', 'erased', 'merged'] as const;
 export const DEFAULT_LIST_SIZE = 25;
-export const MAX_LIST_SIZE = 100;
 
 export interface CustomerListQuery {
-  status?: (typeof CUSTOMER_STATUSES)[number];
+  status?: CustomerListQueryWire['status'];
   createdFrom?: number;
   createdTo?: number;
   emailPrefix?: string;

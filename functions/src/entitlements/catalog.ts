@@ -1,3 +1,4 @@
+import { ENTITLEMENT_KEY } from '../ids';
 import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
 import type { CatalogRail } from '../wire/vocabulary';
@@ -29,10 +30,8 @@ export interface CatalogEntitlement {
 export const CATALOG_PRODUCTS = 'catalogProducts';
 export const CATALOG_ENTITLEMENTS = 'catalogEntitlements';
 
-/** snake_case, 2–40 characters: the rule for every entitlement key the service registers. */
-export const ENTITLEMENT_KEY_PATTERN = '^(?=.{2,40}$)[a-z][a-z0-9]*(?:_[a-z0-9]+)*$';
-const ENTITLEMENT_KEY = new RegExp(ENTITLEMENT_KEY_PATTERN);
-export const isEntitlementKey = (key: unknown): key is string => typeof key === 'string' && ENTITLEMENT_KEY.test(key);
+/** snake_case, 2–40 characters: the rule for every entitlement key the service registers (ids/). */
+export const isEntitlementKey = ENTITLEMENT_KEY.is;
 
 /** Rail product ids as the rails spell them (`prod_…`, `com.example.pro`, `pro_monthly`). */
 const PRODUCT_ID = /^[A-Za-z0-9._:-]{1,200}$/;

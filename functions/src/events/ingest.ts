@@ -7,7 +7,7 @@ import type { LimitDecision, RateLimiter } from '../ratelimit/limiter';
 import type { WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
-import type { EventsBody } from './batch';
+import type { EventsBody } from '../wire/events';
 import { eventLogs } from './logs';
 import { packBatchEvents } from './batchCodec';
 import { BATCH_CODEC, batchDocId, type BatchedEvent, type LandingFields } from './model';
@@ -23,7 +23,7 @@ const ERROR_PASS_MARKER_TTL_MS = DAY;
 
 export interface IngestResult {
   received: number;
-  env: string;
+  env: WireEnv;
   throttled: { dropped: number; sampleRate: number; retryAfterMs: number } | null;
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Timestamp } from 'firebase-admin/firestore';
 import { isEnv, type Env } from '../store/env';
 import { BATCH_DOC_ID_PATTERN } from './model';
+import { PROJECT_ID } from '../ids';
 
 /**
  * The identity-resolution task of one landing: which pending batch documents to store. The
@@ -37,7 +38,7 @@ export function identityResolutionTask(projectId: string, env: Env, batchDocIds:
 /** Narrows a task payload; null when it is not one (the task is then dropped, not retried). */
 export function parseIdentityResolutionPayload(payload: Record<string, unknown>): IdentityResolutionPayload | null {
   const { projectId, env, batchDocIds } = payload;
-  if (typeof projectId !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(projectId)) return null;
+  if (!PROJECT_ID.is(projectId)) return null;
   if (!isEnv(env)) return null;
   if (!Array.isArray(batchDocIds) || batchDocIds.length === 0 || batchDocIds.length > MAX_BATCHES_PER_TASK) return null;
   if (!batchDocIds.every((id) => typeof id === 'string' && BATCH_DOC_ID_PATTERN.test(id))) return null;

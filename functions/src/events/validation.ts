@@ -1,7 +1,7 @@
 import { DAY } from '../clock';
 import { serialisedJson } from '../wire/serialisedJson';
 import { randomToken } from '../ids/random';
-import type { EventsBody, RawEvent } from './batch';
+import type { EventsBody, RawEvent } from '../wire/events';
 import { errorFingerprint } from './fingerprint';
 import { EVENT_LEVELS, eventDocId, type EventLevel, type IdentityHints, type IngestedEventFields } from './model';
 
@@ -12,8 +12,6 @@ import { EVENT_LEVELS, eventDocId, type EventLevel, type IdentityHints, type Ing
  * `null` count as absent. Unknown event fields are ignored, not stored. `sdk` and
  * `envelopeVersion` are observed, never enforced: recorded when well-formed, ignored otherwise.
  */
-export const MAX_EVENTS = 100;
-export const PROPERTIES_LIMIT_BYTES = 8 * 1024;
 export const TIMESTAMP_SKEW_MS = DAY;
 export const TAGS_MAX_KEYS = 32;
 export const TAG_VALUE_MAX_CHARS = 64;

@@ -24,7 +24,7 @@ import type { EnvScope } from '../store/scope';
  * → envelope environment → query (strict URL decoding) and validation → handler → error envelope. The Express app it returns is what the functions export and what
  * the local runner mounts.
  */
-export function createApiApp<D extends PipelineDeps>(routes: readonly CompiledRoute<D>[], deps: D): Express {
+export function createApiApp<D extends PipelineDeps>(routes: readonly CompiledRoute<D>[], deps: D, options: PipelineOptions = {}): Express {
   const table = new RouteTable(routes);
   const app = express();
   app.disable('x-powered-by');
@@ -32,12 +32,21 @@ export function createApiApp<D extends PipelineDeps>(routes: readonly CompiledRo
   app.use((req, res) => {
     // Store round trips are counted at the store edge into this request's counter (its async context).
     const roundTrips = new RoundTripCounter();
-    void withRoundTripCounter(roundTrips, () => handle(table, deps, req, res, roundTrips));
+    void withRoundTripCounter(roundTrips, () => handle(table, deps, req, res, roundTrips, options));
   });
   return app;
 }
 
-async function handle(table: RouteTable, deps: PipelineDeps, req: Request, res: Response, roundTrips: RoundTripCounter): Promise<void> {
+export interface PipelineOptions {
+  /**
+   * Called with every handler's reply before it is sent; a throw answers `500`. Only the tests
+   * pass one (test/support/responseCheck.ts checks the reply against the route's `response`
+   * schema): the deployed request path validates no response.
+   */
+  checkResponse?: (route: CompiledRoute, reply: Reply) => void;
+}
+
+async function handle(table: RouteTable, deps: PipelineDeps, req: Request, res: Response, roundTrips: RoundTripCounter, options: PipelineOptions): Promise<void> {
   const requestId = newRequestId();
   res.set('X-Request-Id', requestId);
   const path = canonicalPath(req.path);
@@ -70,12 +79,14 @@ async function handle(table: RouteTable, deps: PipelineDeps, req: Request, res: 
     const rawQuery = parseQueryString(req.originalUrl ?? req.url);
     const query = route.validateQuery ? route.validateQuery(rawQuery) : rawQuery;
     const body = route.validateBody ? route.validateBody(parsedBody) : parsedBody;
+    // After the body, where the handlers checked their path parameters before (same order of errors).
+    const validParams = route.validateParams ? route.validateParams(params) : params;
 
-    const ctx: RequestContext<unknown, unknown, any> = {
+    const ctx: RequestContext<unknown, unknown, unknown, any> = {
       requestId,
       method: route.method as HttpMethod,
       path,
-      params,
+      params: validParams,
       query,
       body,
       rawBody,
@@ -95,6 +106,7 @@ async function handle(table: RouteTable, deps: PipelineDeps, req: Request, res: 
       },
     };
     const reply = await route.handler(ctx);
+    options.checkResponse?.(route, reply);
     // Nothing leaves before the key is confirmed fresh (a cached key rides on the first read).
     if (scope) await scope.ensureKeyVerified();
     send(res, deps, roundTrips, reply, route.cacheControl);

@@ -1,4 +1,3 @@
-import type { JSONSchemaType } from 'ajv';
 import type { KeyKind, ParsedKey } from '../keys/format';
 import type { Scope } from '../keys/scopes';
 import type { KeyRecord } from '../keys/record';
@@ -6,6 +5,7 @@ import type { Platform } from '../wire/vocabulary';
 import type { BucketName } from '../ratelimit/buckets';
 import type { Env, WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
+import type { JsonSchema, ResponseSchemas } from '../wire/schema';
 import type { PipelineDeps } from './deps';
 import type { HttpMethod } from './methods';
 import type { OperatorGate, OperatorRole } from './operatorGate';
@@ -36,13 +36,15 @@ export interface AuthContext {
 /**
  * `Ports`: what the handler uses beyond the pipeline's own deps (e.g. `{ tasks: TaskQueue }`),
  * named by the route so that the pipeline never needs to know the capabilities' ports.
+ * `Body`, `Query` and `Params` are the types wire/ derives from the route's schemas.
  */
-export interface RequestContext<Body = unknown, Query = Record<string, string>, Ports = {}> {
+export interface RequestContext<Body = unknown, Query = Record<string, string>, Params = Record<string, unknown>, Ports = {}> {
   requestId: string;
   method: HttpMethod;
   /** Canonical path (`/v1/...`), after alias resolution. */
   path: string;
-  params: Record<string, string>;
+  /** Path parameters, validated by the route's `params` schema when it has one. */
+  params: Params;
   query: Query;
   body: Body;
   /** The exact bytes received (webhook signatures are computed over these). */
@@ -64,13 +66,20 @@ export interface PreValidationRequest {
   deps: PipelineDeps;
 }
 
-export interface Reply {
+export interface Reply<Response = unknown> {
   status?: number;
-  body: unknown;
+  body: Response;
   headers?: Record<string, string>;
 }
 
-export interface RouteSpec<Body = unknown, Query = Record<string, string>, Ports = {}> {
+/**
+ * A route: how it is reached and authorised, the ports its handler uses, and its wire schemas
+ * (wire/: body, query, path parameters and the 2xx response, as plain JSON Schema). `Body`,
+ * `Query`, `Params` and `Response` are the types wire/ derives from those schemas
+ * (`FromSchema`), so the handler reads what is validated and returns what the response schema
+ * describes.
+ */
+export interface RouteSpec<Body = unknown, Query = Record<string, string>, Params = Record<string, unknown>, Response = unknown, Ports = {}> {
   method: HttpMethod;
   /** Canonical path with `:param` segments, e.g. `/v1/server/customers/:customerId/grant`. */
   path: string;
@@ -84,9 +93,16 @@ export interface RouteSpec<Body = unknown, Query = Record<string, string>, Ports
   scope?: Scope;
   /** Token bucket charged one token per request, all-or-nothing. */
   rateLimit?: BucketName;
-  /** The body's schema, typed by the body it admits (validated in the pipeline, before the handler). */
-  body?: JSONSchemaType<Body>;
-  query?: JSONSchemaType<Query>;
+  /** The body's schema (validated in the pipeline, before the handler). */
+  body?: JsonSchema;
+  query?: JsonSchema;
+  /** The path parameters' schema: the same validation, messages and envelope as body fields. */
+  params?: JsonSchema;
+  /**
+   * The 2xx body's schema, or one per status (`{ 200: …, 202: … }`). Never checked in the
+   * deployed request path: the tests' pipeline checks every answer against it (test/support).
+   */
+  response?: ResponseSchemas;
   /**
    * Checks that the spec orders before validation (the events wire-format floor, whose `426`
    * wins over a `400` for fields an old SDK does not know). Sees the parsed, unvalidated body.
@@ -106,7 +122,7 @@ export interface RouteSpec<Body = unknown, Query = Record<string, string>, Ports
   cacheControl?: string;
   /** `operator` routes: the least role needed (default: viewer for GET, admin otherwise). */
   operatorRole?: OperatorRole;
-  handler: (ctx: RequestContext<Body, Query, Ports>) => Promise<Reply>;
+  handler: (ctx: RequestContext<Body, Query, Params, Ports>) => Promise<Reply<Response>>;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -116,16 +132,20 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
  * app/ mounts routes as `CompiledRoute<Deps>`, which compiles only if its Deps has every port
  * each route's handler names.
  */
-export interface CompiledRoute<Ports = any> extends RouteSpec<any, any, any> {
+export interface CompiledRoute<Ports = any> extends RouteSpec<any, any, any, any, any> {
   validateBody: Validator<unknown> | null;
   validateQuery: Validator<unknown> | null;
+  validateParams: Validator<unknown> | null;
   readonly needs?: (deps: Ports) => void;
 }
 
-export function route<Body = unknown, Query = Record<string, string>, Ports = {}>(spec: RouteSpec<Body, Query, Ports>): CompiledRoute<Ports> {
+export function route<Body = unknown, Query = Record<string, string>, Params = Record<string, unknown>, Response = unknown, Ports = {}>(
+  spec: RouteSpec<Body, Query, Params, Response, Ports>,
+): CompiledRoute<Ports> {
   return {
-    ...(spec as RouteSpec<any, any, any>),
+    ...(spec as RouteSpec<any, any, any, any, any>),
     validateBody: spec.body ? compileSchema(spec.body) : null,
     validateQuery: spec.query ? compileSchema(spec.query) : null,
+    validateParams: spec.params ? compileSchema(spec.params) : null,
   };
 }

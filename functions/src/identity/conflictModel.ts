@@ -3,6 +3,7 @@ import type { DocumentReference } from 'firebase-admin/firestore';
 import type { Env } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import type { IdentityKind } from '../customers/model';
+import { CONFLICT_ID } from '../ids';
 
 /**
  * A merge conflict queued for operator review, at `identityConflicts/{conflictId}` inside the
@@ -31,12 +32,12 @@ export const IDENTITY_CONFLICTS = 'identityConflicts';
 
 export function conflictId(scope: EnvScope, customerIds: readonly string[]): string {
   const digest = createHash('sha256').update([...customerIds].sort().join('|'), 'utf8').digest('hex').slice(0, 24);
-  return `cfl_${scope.env}_${digest}_${scope.projectId}`;
+  return `${CONFLICT_ID.prefix}${scope.env}_${digest}_${scope.projectId}`;
 }
 
 /** The partition a conflict id names, or null when it is not one of ours. */
 export function parseConflictId(id: string): { env: Env; projectId: string } | null {
-  const match = /^cfl_(test|live)_[0-9a-f]{24}_([A-Za-z0-9_-]{1,128})$/.exec(id);
+  const match = CONFLICT_ID.pattern.exec(id);
   return match ? { env: match[1] as Env, projectId: match[2] } : null;
 }
 

@@ -1,6 +1,7 @@
 import type { CrossPartitionLedger } from '../store/scope';
 import type { DocumentReference, Firestore } from 'firebase-admin/firestore';
 import type { Env } from '../store/env';
+import { CUSTOMER_ID } from '../ids';
 
 /**
  * Erasure bookkeeping.
@@ -39,6 +40,6 @@ export function isErasurePayload(value: unknown): value is ErasurePayload {
     typeof v.projectId === 'string' &&
     (v.env === 'test' || v.env === 'live') &&
     typeof v.customerId === 'string' &&
-    /^cdcust_[A-Za-z0-9_-]{1,128}$/.test(v.customerId)
+    CUSTOMER_ID.is(v.customerId)
   );
 }

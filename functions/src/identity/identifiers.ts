@@ -1,15 +1,12 @@
 import { invalidParamValue } from '../errors/domain';
+import { ANONYMOUS_ID, APP_ACCOUNT_TOKEN, DEVELOPER_USER_ID } from '../ids';
+import { EMAIL_MAX_LENGTH, EMAIL_PATTERN, TOKEN_MAX_LENGTH } from '../wire/identity';
 
-/** The identifier rules of `POST /v1/identify` (and every other place a hint arrives). */
-export const USER_ID_PATTERN = /^[A-Za-z0-9_.:@-]{1,256}$/;
-export const ANONYMOUS_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
-/** Lowercase RFC 4122 UUID (versions 1–5, variant 10xx), as App Store appAccountTokens are. */
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-export const EMAIL_MAX_LENGTH = 320;
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+/** The identifier rules of `POST /v1/identify` (and every other place a hint arrives); the ids themselves are ids/'s. */
+const EMAIL = new RegExp(EMAIL_PATTERN);
 
-export const isUserId = (value: unknown): value is string => typeof value === 'string' && USER_ID_PATTERN.test(value);
-export const isAnonymousId = (value: unknown): value is string => typeof value === 'string' && ANONYMOUS_ID_PATTERN.test(value);
+export const isUserId = DEVELOPER_USER_ID.is;
+export const isAnonymousId = ANONYMOUS_ID.is;
 
 export function requireUserId(value: unknown, field = 'userId'): string {
   if (value === undefined || value === null || value === '') throw invalidParamValue(`Missing required field \`${field}\`.`);
@@ -25,13 +22,13 @@ export function requireAnonymousId(value: unknown, field = 'anonymousId'): strin
 
 export function optionalAppAccountToken(value: unknown, field = 'appAccountToken'): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || !UUID_PATTERN.test(value)) throw invalidParamValue(`Invalid value for \`${field}\`: must be a lowercase RFC 4122 UUID.`);
+  if (typeof value !== 'string' || !APP_ACCOUNT_TOKEN.is(value)) throw invalidParamValue(`Invalid value for \`${field}\`: must be a lowercase RFC 4122 UUID.`);
   return value;
 }
 
 export function optionalEmail(value: unknown, field = 'email'): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(value)) {
+  if (typeof value !== 'string' || value.length > EMAIL_MAX_LENGTH || !EMAIL.test(value)) {
     throw invalidParamValue(`Invalid value for \`${field}\`: must be an email address of at most ${EMAIL_MAX_LENGTH} characters.`);
   }
   return value;
@@ -39,16 +36,6 @@ export function optionalEmail(value: unknown, field = 'email'): string | null {
 
 export function optionalToken(value: unknown, field = 'idToken'): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value === '' || value.length > 16_384) throw invalidParamValue(`Invalid value for \`${field}\`: must be a non-empty token string.`);
+  if (typeof value !== 'string' || value === '' || value.length > TOKEN_MAX_LENGTH) throw invalidParamValue(`Invalid value for \`${field}\`: must be a non-empty token string.`);
   return value;
 }
-
-/**
- * The same rules as Ajv subschemas, for the routes' body schemas (http/validation.ts words the
- * messages from the `x-` annotations exactly as the functions above do).
- */
-export const userIdSchema = { type: 'string', pattern: USER_ID_PATTERN.source, 'x-missing-when-empty': true, 'x-invalid': '1–256 characters of letters, digits and _ - . : @' } as const;
-export const anonymousIdSchema = { type: 'string', pattern: ANONYMOUS_ID_PATTERN.source, 'x-missing-when-empty': true, 'x-invalid': '1–128 characters of letters, digits, _ and -' } as const;
-export const appAccountTokenSchema = { type: 'string', pattern: UUID_PATTERN.source, 'x-invalid': 'must be a lowercase RFC 4122 UUID' } as const;
-export const emailSchema = { type: 'string', maxLength: EMAIL_MAX_LENGTH, pattern: EMAIL_PATTERN.source, 'x-invalid': `must be an email address of at most ${EMAIL_MAX_LENGTH} characters` } as const;
-export const tokenSchema = { type: 'string', minLength: 1, maxLength: 16_384, 'x-invalid': 'must be a non-empty token string' } as const;

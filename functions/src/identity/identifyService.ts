@@ -9,6 +9,7 @@ import { identityLogs } from './logs';
 import type { IdentityCaller, IdentityPorts } from './ports';
 import { sanitizeTraits, type Traits } from './traits';
 import { VelocityExceeded } from './velocity';
+import type { IdentifyBody } from '../wire/identity';
 
 export interface IdentifyInput {
   userId: string;
@@ -17,16 +18,6 @@ export interface IdentifyInput {
   idToken: string | null;
   appAccountToken: string | null;
   traits: Traits;
-}
-
-/** An identify body (or bulk-alias row) as its schema admits it (identify.ts). */
-export interface IdentifyBody {
-  userId: string;
-  anonymousId: string;
-  email?: string | null;
-  idToken?: string | null;
-  appAccountToken?: string | null;
-  traits?: Record<string, unknown> | null;
 }
 
 /** A validated body as the service's input: absent means null, nested trait values dropped. */

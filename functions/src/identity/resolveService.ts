@@ -1,5 +1,4 @@
 import { toPublicEntitlements } from '../entitlements/publicShape';
-import type { PublicEntitlement } from '../entitlements/model';
 import { DAY } from '../clock';
 import type { EnvScope } from '../store/scope';
 import type { VerifiedIdentity } from './idTokens';
@@ -9,11 +8,11 @@ import type { CustomerRecord, IdentityIndexEntry } from '../customers/model';
 import { readByCustomerId } from './customerRead';
 import type { IdentityCaller, IdentityPorts } from './ports';
 import { customerRef, identityRef } from '../customers/refs';
+import type { RecommendedAction, ResolveResponse } from '../wire/identity';
 
 /** Trust tiers (spec › States › Trust tiers). The server derives the tier and fails closed. */
 export const TRUSTED_DEVICE_WINDOW_MS = 90 * DAY;
 
-export type RecommendedAction = 'enter' | 'silent_refresh' | 'one_tap' | 'welcome_back' | 'onboard';
 
 export interface ResolveInput {
   anonymousId: string | null;
@@ -22,15 +21,6 @@ export interface ResolveInput {
   passkeyAvailable: boolean;
 }
 
-export interface ResolveResult {
-  object: 'resolve_result';
-  status: 'authenticated' | 'recognized' | 'anonymous';
-  trustTier: 0 | 1 | 2 | 3;
-  user: { id: string; email?: string; firstName?: string } | null;
-  entitlements: PublicEntitlement[] | null;
-  recommendedAction: RecommendedAction;
-  anonymousId: string | null;
-}
 
 /** Pure: the tier of a device binding (tiers 0–2); tier 3 needs a verified token now. */
 export function deviceTier(
@@ -52,7 +42,7 @@ export function deviceTier(
  * errors and never elevates: the answer falls through to the stored device binding. A user id
  * without a verified token is never trusted, so it can never reach a user's entitlements.
  */
-export async function resolveVisitor(ports: IdentityPorts, caller: IdentityCaller, input: ResolveInput): Promise<ResolveResult> {
+export async function resolveVisitor(ports: IdentityPorts, caller: IdentityCaller, input: ResolveInput): Promise<ResolveResponse> {
   const { scope } = ports;
   const now = ports.clock.now();
   if (input.userId && input.idToken) {
@@ -63,7 +53,7 @@ export async function resolveVisitor(ports: IdentityPorts, caller: IdentityCalle
   return recognized(scope, input, now);
 }
 
-async function authenticated(scope: EnvScope, input: ResolveInput, userId: string, identity: VerifiedIdentity, now: number): Promise<ResolveResult> {
+async function authenticated(scope: EnvScope, input: ResolveInput, userId: string, identity: VerifiedIdentity, now: number): Promise<ResolveResponse> {
   let customerId: string | null;
   if (input.anonymousId) {
     // Verified on this device now: bind the device to the user and stamp it (tier 2 for 90 days).
@@ -98,7 +88,7 @@ async function authenticated(scope: EnvScope, input: ResolveInput, userId: strin
   };
 }
 
-async function recognized(scope: EnvScope, input: ResolveInput, now: number): Promise<ResolveResult> {
+async function recognized(scope: EnvScope, input: ResolveInput, now: number): Promise<ResolveResponse> {
   let binding: { developerId: string | null; verifiedAt: number | null; email: string | null } | null = null;
   if (input.anonymousId) {
     const [entrySnap] = await scope.getAll(identityRef(scope, 'anonymous', input.anonymousId));

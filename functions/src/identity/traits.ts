@@ -1,32 +1,16 @@
 import { invalidParamValue } from '../errors/domain';
+// Per call (the spec's limits): the same numbers the wire schema of identify checks.
+import { MAX_TRAIT_KEY_LENGTH, MAX_TRAIT_KEYS, MAX_TRAIT_STRING_LENGTH } from '../wire/identity';
 
 export type TraitValue = string | number | boolean | null;
 export type Traits = Record<string, TraitValue>;
 
-/** Per call (the spec's limits). */
-export const MAX_TRAIT_KEYS = 32;
-export const MAX_TRAIT_STRING_LENGTH = 1024;
-const MAX_TRAIT_KEY_LENGTH = 128;
 /**
  * Across calls traits merge additively; the stored set is bounded so a customer document stays
  * far below Firestore's 1 MiB (256 × ~1 KB). Beyond it, new keys are ignored while existing
  * keys still update.
  */
 export const MAX_STORED_TRAIT_KEYS = 256;
-
-/**
- * One call's traits as an Ajv subschema (the rules `sanitizeTraits` applies, same messages):
- * nested objects and arrays pass validation, and `sanitizeTraits` then drops them.
- */
-export const traitsSchema = {
-  type: 'object',
-  nullable: true,
-  maxProperties: MAX_TRAIT_KEYS,
-  propertyNames: { minLength: 1, maxLength: MAX_TRAIT_KEY_LENGTH, not: { pattern: '^__.*__$' }, 'x-invalid': `keys are 1–${MAX_TRAIT_KEY_LENGTH} characters and not of the form __name__` },
-  additionalProperties: { type: ['string', 'number', 'boolean', 'null', 'object', 'array'], maxLength: MAX_TRAIT_STRING_LENGTH, 'x-invalid': `strings are at most ${MAX_TRAIT_STRING_LENGTH} characters` },
-  required: [],
-  'x-invalid': { type: 'must be an object', maxProperties: `at most ${MAX_TRAIT_KEYS} keys` },
-} as const;
 
 /**
  * Validates one call's traits: an object of at most 32 keys whose values are strings up to

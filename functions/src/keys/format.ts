@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomToken } from '../ids/random';
 import type { Env } from '../store/env';
+import { KEY_ID } from '../ids';
 
 export type KeyKind = 'publishable' | 'secret';
 
@@ -12,7 +13,7 @@ export function mintKey(kind: KeyKind, env: Env): string {
 }
 
 export function newKeyId(): string {
-  return `key_${randomToken(20)}`;
+  return `${KEY_ID.prefix}${randomToken(20)}`;
 }
 
 export interface ParsedKey {

@@ -12,6 +12,7 @@ import { keyActivityCollection, keyIndexRef, PUBLISHABLE_KEYS, SECRET_KEYS } fro
 import { appRef, projectRef } from '../projects/paths';
 import { keyState, type KeyRecord, type KeyState } from './record';
 import { scopesForNewKey } from './scopes';
+import { KEY_ID } from '../ids';
 
 /** Key lifecycle: create, rotate with grace, revoke. Every rotation and revocation is journalled. */
 
@@ -147,7 +148,7 @@ async function findKeyRef(db: Firestore, keyOrId: string, tx: Transaction) {
     const ref = keyIndexRef(db, parsed);
     const snapshot = await tx.get(ref);
     if (snapshot.exists) return snapshot;
-  } else if (keyOrId.startsWith('key_')) {
+  } else if (keyOrId.startsWith(KEY_ID.prefix)) {
     for (const collection of [PUBLISHABLE_KEYS, SECRET_KEYS]) {
       const result = await tx.get(db.collection(collection).where('keyId', '==', keyOrId).limit(1));
       if (!result.empty) return result.docs[0];

@@ -3,9 +3,6 @@ import { isEntitlementKey } from '../entitlements/catalog';
 import type { IdentityKind } from '../customers/model';
 import { sanitizeTraits, type Traits } from '../identity/traits';
 
-/** At most 1,000 rows per request (spec › Limits). */
-export const MAX_MIGRATION_ROWS = 1000;
-
 /**
  * One row of `POST /v1/migration/users`, checked on its own: a bad row becomes an entry of
  * `details.errors` (with a machine-readable reason) and never blocks its siblings.

@@ -13,6 +13,7 @@ import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import { migrationLogs } from './logs';
 import { checkRow, type MigrationRow } from './rows';
 import { StripeSubscriptionReader, type StripeCustomerView } from './stripeSubscriptions';
+import type { MigrationDetails } from '../wire/migration';
 
 /**
  * Bulk migration of an existing user base. Each row links its developer user id and rail ids to
@@ -37,10 +38,6 @@ export interface MigrationCounters {
   entitlementKeysRegistered: number;
 }
 
-export interface MigrationDetails {
-  conflicts: { developerUserId: string; railResolutions: Record<string, string>; reason: string }[];
-  errors: { rowIndex: number; developerUserId: string | null; reason: string }[];
-}
 
 export interface MigrationOutcome extends MigrationCounters {
   details: MigrationDetails;

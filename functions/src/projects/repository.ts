@@ -8,6 +8,7 @@ import { appRef, projectRef } from './paths';
 import type { Platform } from '../wire/vocabulary';
 import { DomainError } from '../errors/domain';
 import type { AppRecord, ProjectRecord } from './model';
+import { APP_ID } from '../ids';
 
 /** Project and app records: operator-managed, not environment-scoped. */
 
@@ -32,7 +33,7 @@ export interface NewApp {
   packageName?: string | null;
 }
 
-export async function createApp(db: Firestore, input: NewApp, now: number, appId = `app_${randomToken(16)}`, actor?: OperatorActor): Promise<AppRecord & { auditEventId?: string }> {
+export async function createApp(db: Firestore, input: NewApp, now: number, appId = `${APP_ID.prefix}${randomToken(16)}`, actor?: OperatorActor): Promise<AppRecord & { auditEventId?: string }> {
   const project = await getProject(db, input.projectId);
   if (project.archived) throw new DomainError('archived', `Project ${input.projectId} is archived.`);
   if (input.platform === 'ios' && !input.bundleId) throw new DomainError('invalid_argument', 'An iOS app needs --bundle-id.');

@@ -2,7 +2,7 @@ import type { JWSRenewalInfoDecodedPayload, JWSTransactionDecodedPayload } from 
 import { DomainError, invalidParamValue } from '../errors/domain';
 import type { Clock } from '../clock';
 import { toPublicEntitlements } from '../entitlements/publicShape';
-import type { ProjectionDoc, PublicEntitlement } from '../entitlements/model';
+import type { ProjectionDoc } from '../entitlements/model';
 import { projectionRef } from '../entitlements/projection';
 import { findCustomerIdByIdentity } from '../customers/lookup';
 import { appleFacts, appleOwner, isFamilyShared } from '../rails/apple/owner';
@@ -17,6 +17,7 @@ import type { WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { purchaseLogs } from './logs';
 import type { TaskQueue } from '../tasks/queue';
+import type { PurchaseResult } from '../wire/purchases';
 
 /**
  * Purchase sync: a signed App Store transaction forwarded by the app, so entitlements
@@ -35,12 +36,6 @@ export interface AppleSyncInput {
   appAccountToken?: string;
 }
 
-export interface PurchaseResult {
-  object: 'purchase_result';
-  serviceCustomerId: string;
-  env: WireEnv;
-  entitlements: PublicEntitlement[];
-}
 
 /** What purchase sync is given: the key's partition, the clock, and whether Apple is asked online. */
 export interface SyncPorts {

@@ -1,4 +1,5 @@
-import { CUSTOMER_ID_PREFIX, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../customers/model';
+import { CUSTOMER_ID } from '../ids';
+import { type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../customers/model';
 import { projectionRef } from '../entitlements/projection';
 import { linkHints } from '../identity/repository';
 import { customerRef, identityRef } from '../customers/refs';
@@ -68,7 +69,7 @@ async function linkedCustomer(scope: EnvScope, hints: RailIdentity[]): Promise<R
 
 /** One identifier of an existing, active customer (its developer user id when it has one). */
 async function anchorOf(scope: EnvScope, customerId: string): Promise<RailIdentity | null> {
-  if (!customerId.startsWith(CUSTOMER_ID_PREFIX) || customerId.length > 128 || customerId.includes('/')) return null;
+  if (!CUSTOMER_ID.is(customerId)) return null;
   const snapshot = await scope.get(customerRef(scope, customerId));
   if (!snapshot.exists) return null;
   const customer = snapshot.data() as CustomerRecord;

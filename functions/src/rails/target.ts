@@ -6,6 +6,7 @@ import { db } from '../store/firestore';
 import { countedGetAll } from '../store/counted';
 import { EnvScope } from '../store/scope';
 import { railsConfigRef, type RailsConfig } from './config';
+import { PROJECT_ID } from '../ids';
 
 /**
  * What an inbound notification is addressed to: an existing, unarchived project and its rails
@@ -17,14 +18,12 @@ export interface WebhookTarget {
   configs: Record<Env, RailsConfig>;
 }
 
-const PROJECT_ID = /^[A-Za-z0-9_-]{1,128}$/;
-
 /**
  * Rail target resolution establishes a scope from a notification (no API key names one), so it
  * is one of the few modules that hold the unscoped handle (test/foundation/partition.test.ts).
  */
 export async function loadWebhookTarget(projectId: string): Promise<WebhookTarget> {
-  if (!PROJECT_ID.test(projectId)) throw invalidParamValue('Unknown project.');
+  if (!PROJECT_ID.is(projectId)) throw invalidParamValue('Unknown project.');
   const root = db();
   // Scopes used for nothing but locating the two configuration documents.
   const configRef = (env: Env) => railsConfigRef(new EnvScope(root, projectId, env));

@@ -1,4 +1,5 @@
 import { DomainError } from '../errors/domain';
+import { MAX_PAGE_SIZE } from '../wire/reports';
 
 /**
  * Opaque page cursors: base64url of a small JSON value the service checks on the way back in.
@@ -20,14 +21,8 @@ export function decodeCursor<T>(cursor: string, check: (value: unknown) => value
 }
 
 export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
 
-export const pageQueryProperties = {
-  cursor: { type: 'string', minLength: 1, maxLength: 512, pattern: '^[A-Za-z0-9_-]+$', nullable: true, 'x-invalid': 'pass the `nextCursor` of the previous page unchanged' },
-  limit: { type: 'string', pattern: '^(?:[1-9][0-9]?|100)$', nullable: true, 'x-invalid': `an integer from 1 to ${MAX_PAGE_SIZE}` },
-} as const;
-
-/** The page size of a validated query (`pageQueryProperties`): its `limit`, else the default. */
+/** The page size of a validated query (wire/reports `pageQuerySchema`): its `limit`, else the default. */
 export const pageSizeOf = (query: { limit?: string }): number => (query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit));
 
 /** A page size from a caller (the dashboard passes numbers): 1–MAX_PAGE_SIZE, else `invalid_argument`. */

@@ -1,31 +1,15 @@
 import { FieldPath } from 'firebase-admin/firestore';
-import type { ProjectionDoc, PublicEntitlement } from '../entitlements/model';
+import type { ProjectionDoc } from '../entitlements/model';
 import { projectionRef } from '../entitlements/projection';
 import { toPublicEntitlements } from '../entitlements/publicShape';
 import { CUSTOMERS, type CustomerRecord, type IdentityKind } from '../customers/model';
-import { toWireEnv, type WireEnv } from '../store/env';
+import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
+import { CUSTOMER_ID } from '../ids';
+import type { CustomerRow, CustomersReport } from '../wire/reports';
 
-export interface CustomerRow {
-  object: 'customer';
-  serviceCustomerId: string;
-  /** Unix ms. */
-  createdAt: number;
-  email: string | null;
-  /** The owner's own identifiers: developer user ids, anonymous ids and rail customer ids (never purchase tokens). */
-  identities: { type: IdentityKind; id: string }[];
-  /** Entitlements active now, in the public shape. */
-  entitlements: PublicEntitlement[];
-}
 
-export interface CustomersReport {
-  object: 'list';
-  data: CustomerRow[];
-  hasMore: boolean;
-  nextCursor: string | null;
-  env: WireEnv;
-}
 
 export interface CustomersPageInput {
   cursor: string | null;
@@ -35,8 +19,7 @@ export interface CustomersPageInput {
 /** Identifiers listed: a Play purchase token is a credential to the purchase, not an identity to show. */
 const LISTED: ReadonlySet<IdentityKind> = new Set(['developer', 'anonymous', 'stripe', 'apple_otx', 'apple_aat', 'google_account']);
 
-const CUSTOMER_ID = /^cdcust_[A-Za-z0-9]{1,64}$/;
-const isCustomerCursor = (v: unknown): v is { c: string } => typeof v === 'object' && v !== null && typeof (v as { c: unknown }).c === 'string' && CUSTOMER_ID.test((v as { c: string }).c);
+const isCustomerCursor = (v: unknown): v is { c: string } => typeof v === 'object' && v !== null && typeof (v as { c: unknown }).c === 'string' && CUSTOMER_ID.is((v as { c: string }).c);
 
 /**
  * `GET /v1/reports/customers` (scope `reporting:identity`: row-level data), as a service: active

@@ -1,30 +1,12 @@
 import { DomainError } from '../errors/domain';
 import { resolveStackFrames, type ResolvedFrame } from '../sourcemaps/resolve';
 import { parseStackTrace } from '../sourcemaps/stackTrace';
-import { RELEASE_PATTERN } from '../sourcemaps/limits';
+import { ERROR_FINGERPRINT, RELEASE } from '../ids';
 import type { EnvScope } from '../store/scope';
-import { ERROR_GROUP_SHARDS, ERROR_GROUPS, FINGERPRINT_PATTERN, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from '../store/rollups/errorGroupModel';
-import { summaryOf, type ErrorGroupSummary } from './errorsReport';
+import { ERROR_GROUP_SHARDS, ERROR_GROUPS, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from '../store/rollups/errorGroupModel';
+import { summaryOf } from './errorsReport';
+import type { ErrorGroupDetail } from '../wire/reports';
 
-export interface ErrorGroupDetail extends ErrorGroupSummary {
-  /** Null when the customer whose event it was has been erased. */
-  latestSample: {
-    eventId: string;
-    timestamp: number;
-    level: string;
-    release: string | null;
-    message: string | null;
-    serviceCustomerId: string | null;
-    /** The stack as received (null: the event carried none). */
-    rawStack: string | null;
-    /**
-     * Its frames, each resolved at read time through the release's stored source maps:
-     * `original` {source, line, column, name}, or null with `reason` (`no_location`,
-     * `no_sourcemap`, `no_mapping`) and the frame as received.
-     */
-    frames: ResolvedFrame[];
-  } | null;
-}
 
 /**
  * `GET /v1/reports/errors/{fingerprint}`, as a service: the group, its counts and its latest
@@ -33,7 +15,7 @@ export interface ErrorGroupDetail extends ErrorGroupSummary {
  * manifests and map chunks for the frames' files. Unknown fingerprint: `invalid_argument`.
  */
 export async function errorGroupDetail(scope: EnvScope, fingerprint: string): Promise<ErrorGroupDetail> {
-  if (!FINGERPRINT_PATTERN.test(fingerprint)) throw unknownGroup(fingerprint);
+  if (!ERROR_FINGERPRINT.is(fingerprint)) throw unknownGroup(fingerprint);
   const [group, ...shards] = await scope.getAll(
     scope.doc(ERROR_GROUPS, fingerprint),
     ...Array.from({ length: GROUP_SHARDS }, (_, s) => scope.doc(ERROR_GROUP_SHARDS, groupShardId(fingerprint, s))),
@@ -44,7 +26,7 @@ export async function errorGroupDetail(scope: EnvScope, fingerprint: string): Pr
   const sample = doc.sample;
   if (!sample) return { ...summary, latestSample: null };
   const parsed = sample.stack ? parseStackTrace(sample.stack) : { frames: [] };
-  const release = sample.release !== null && RELEASE_PATTERN.test(sample.release) ? sample.release : null;
+  const release = sample.release !== null && RELEASE.is(sample.release) ? sample.release : null;
   const frames: ResolvedFrame[] = release
     ? await resolveStackFrames(scope, release, parsed.frames)
     : parsed.frames.map((frame) => ({ ...frame, original: null, reason: frame.fileUrl && frame.line ? 'no_sourcemap' : 'no_location' }));

@@ -1,35 +1,12 @@
 import { FieldPath, type DocumentSnapshot } from 'firebase-admin/firestore';
-import { toWireEnv, type WireEnv } from '../store/env';
+import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
-import { ERROR_GROUP_SHARDS, ERROR_GROUPS, FINGERPRINT_PATTERN, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from '../store/rollups/errorGroupModel';
+import { ERROR_GROUP_SHARDS, ERROR_GROUPS, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from '../store/rollups/errorGroupModel';
+import { ERROR_FINGERPRINT } from '../ids';
+import type { ErrorGroupSummary, ErrorsReport } from '../wire/reports';
 
-export interface ErrorGroupSummary {
-  object: 'error_group';
-  fingerprint: string;
-  name: string;
-  type: string | null;
-  message: string | null;
-  /** The level of the latest occurrence. */
-  level: string;
-  /** Occurrences stored (each event once). */
-  count: number;
-  /** Distinct customers affected (events not attributed to a customer are not in it). */
-  customers: number;
-  /** Unix ms; `lastSeen` is exact to the minute. */
-  firstSeen: number;
-  lastSeen: number;
-  lastRelease: string | null;
-}
 
-export interface ErrorsReport {
-  object: 'list';
-  data: ErrorGroupSummary[];
-  hasMore: boolean;
-  /** Pass as `cursor` for the next page; null on the last page. */
-  nextCursor: string | null;
-  env: WireEnv;
-}
 
 export interface ErrorsPageInput {
   /** Groups last seen in this window (Unix ms, inclusive). */
@@ -44,7 +21,7 @@ interface GroupCursor {
   f: string;
 }
 const isGroupCursor = (v: unknown): v is GroupCursor =>
-  typeof v === 'object' && v !== null && Number.isSafeInteger((v as GroupCursor).l) && typeof (v as GroupCursor).f === 'string' && FINGERPRINT_PATTERN.test((v as GroupCursor).f);
+  typeof v === 'object' && v !== null && Number.isSafeInteger((v as GroupCursor).l) && ERROR_FINGERPRINT.is((v as GroupCursor).f);
 
 /**
  * `GET /v1/reports/errors`, as a service: error groups last seen in the window, newest first

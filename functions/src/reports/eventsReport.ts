@@ -1,23 +1,12 @@
-import { toWireEnv, type WireEnv } from '../store/env';
+import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { EVENT_ROLLUPS, EVENT_SHARDS, METRIC } from '../store/rollups/model';
-import { checkRange, periodStarts, rangeHours, type Granularity, type ReportRange } from './range';
+import { checkRange, periodStarts, rangeHours, type ReportRange } from './range';
 import { readRollupWindow } from './rollupRead';
 import { seriesKey, seriesParts } from '../store/rollups/rollupWrite';
 import { sumsPerPeriod } from './series';
+import type { EventsReport } from '../wire/reports';
 
-export interface EventsReport {
-  object: 'list';
-  /** Stored events per name per period (`t`: period start, Unix ms), for names seen in the range. */
-  data: { t: number; name: string; count: number }[];
-  /** Per period: events beyond the bucket in partly throttled batches, and those of them dropped. */
-  throttling: { t: number; throttled: number; dropped: number }[];
-  from: number;
-  to: number;
-  granularity: Granularity;
-  env: WireEnv;
-  generatedAt: number;
-}
 
 /**
  * `GET /v1/reports/events`, as a service: the event rollups (eventRollup.ts) of the range's

@@ -1,7 +1,7 @@
-import type { JSONSchemaType } from 'ajv';
 import { DAY, HOUR } from '../clock';
 import { DomainError } from '../errors/domain';
 import { hourOf } from '../store/rollups/periods';
+import type { RangeQuery } from '../wire/reports';
 
 /**
  * The time window of a report: `from` and `to` (Unix ms, default the last 30 days up to now)
@@ -20,27 +20,6 @@ export interface ReportRange {
 export const DEFAULT_WINDOW_MS = 30 * DAY;
 export const MAX_PERIODS: Record<Granularity, number> = { day: 366, hour: 744 };
 const PERIOD_MS: Record<Granularity, number> = { day: DAY, hour: HOUR };
-
-/** The query as the route receives it (strings; see `rangeQueryProperties`). */
-export interface RangeQuery {
-  from?: string;
-  to?: string;
-  granularity?: Granularity;
-}
-
-const unixMs = { type: 'string', pattern: '^[0-9]{1,15}$', nullable: true, 'x-invalid': 'must be Unix milliseconds (an integer)' } as const;
-
-export const rangeQueryProperties = {
-  from: unixMs,
-  to: unixMs,
-  granularity: { type: 'string', enum: ['day', 'hour'], nullable: true },
-} as const;
-
-export const rangeQuerySchema: JSONSchemaType<RangeQuery> = {
-  type: 'object',
-  properties: rangeQueryProperties,
-  additionalProperties: false,
-} as unknown as JSONSchemaType<RangeQuery>;
 
 /** Typed range from the validated query, or DomainError `invalid_argument` (a 400). */
 export function parseRange(query: RangeQuery, now: number): ReportRange {

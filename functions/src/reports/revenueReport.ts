@@ -1,36 +1,17 @@
 import type { CatalogRail } from '../wire/vocabulary';
-import { toWireEnv, type WireEnv } from '../store/env';
+import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { METRIC, REVENUE_ROLLUPS, REVENUE_SHARDS } from '../store/rollups/model';
 import { hourOf } from '../store/rollups/periods';
-import { checkRange, periodStarts, rangeHours, type Granularity, type ReportRange } from './range';
+import { checkRange, periodStarts, rangeHours, type ReportRange } from './range';
 import { readRollupWindow } from './rollupRead';
 import { seriesParts } from '../store/rollups/rollupWrite';
 import { levelAt, sumsPerPeriod } from './series';
+import type { RevenueReport } from '../wire/reports';
 
-export interface RevenuePeriod {
-  /** Period start, Unix ms. */
-  t: number;
-  currency: string;
-  rail: CatalogRail;
-  /** Minor units of `currency`. */
-  gross: number;
-  refunds: number;
-  net: number;
-}
+type RevenuePeriod = RevenueReport['data'][number];
 
-export interface RevenueReport {
-  object: 'list';
-  /** Per period, currency and rail that had money in the range (every period of such a pair). */
-  data: RevenuePeriod[];
-  /** Monthly recurring revenue now, per currency (minor units): paid periods in force, refunded ones excluded. */
-  mrr: { currency: string; amount: number }[];
-  from: number;
-  to: number;
-  granularity: Granularity;
-  env: WireEnv;
-  generatedAt: number;
-}
+
 
 /**
  * `GET /v1/reports/revenue`, as a service. Gross and refunds come from the rails' own records

@@ -1,33 +1,17 @@
 import type { Rail } from '../wire/vocabulary';
-import { toWireEnv, type WireEnv } from '../store/env';
+import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { METRIC, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from '../store/rollups/model';
 import { hourOf } from '../store/rollups/periods';
-import { checkRange, rangeHours, type Granularity, type ReportRange } from './range';
+import { checkRange, rangeHours, type ReportRange } from './range';
 import { readRollupWindow, type RollupWindow } from './rollupRead';
 import { seriesParts } from '../store/rollups/rollupWrite';
 import { levelAt, levelsPerPeriod } from './series';
+import type { SubscribersReport } from '../wire/reports';
 
-export interface SubscriberCount {
-  entitlementKey: string;
-  rail: Rail;
-  active: number;
-}
+type SubscriberCount = SubscribersReport['data'][number];
 
-export interface SubscribersReport {
-  object: 'list';
-  /** Active customers now, per entitlement key and rail (rows with none are left out). */
-  data: SubscriberCount[];
-  /** Active customers now per entitlement key (over all its rails: one customer holds a key through one source). */
-  totals: { entitlementKey: string; active: number }[];
-  /** Per period (`t`: its start, Unix ms): customers active at its end (hour precision). */
-  series: (SubscriberCount & { t: number })[];
-  from: number;
-  to: number;
-  granularity: Granularity;
-  env: WireEnv;
-  generatedAt: number;
-}
+
 
 /**
  * `GET /v1/reports/subscribers`, as a service (the dashboard calls it directly). Reads the

@@ -2,11 +2,6 @@
  * The numbers of the source-map capability, in one place (README.md explains each choice).
  */
 
-/** Files per request (spec: 1–100). */
-export const MAX_FILES_PER_BATCH = 100;
-
-/** Release names: 1–64 ASCII letters, digits, `.`, `_`, `-` (spec). */
-export const RELEASE_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Runtime file URLs: any `scheme://…` (https, file, app, webpack, capacitor, …), no whitespace. */
 export const FILE_URL_PATTERN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s\x00-\x1f\x7f]+$/;

@@ -1,6 +1,7 @@
 import type { EnvScope } from '../store/scope';
-import { checkSourceMapBytes, decodeUploadFile, type DecodedFile, type FileErrorCode, type RejectedFile } from './fileCheck';
+import { checkSourceMapBytes, decodeUploadFile, type DecodedFile, type RejectedFile } from './fileCheck';
 import { readManifests, storeSourceMaps, type StoreMeta } from './repository';
+import type { FileErrorRow, FileResultRow } from '../wire/sourcemaps';
 
 /**
  * One upload batch: check every file, compare with what the release already holds, store
@@ -9,20 +10,6 @@ import { readManifests, storeSourceMaps, type StoreMeta } from './repository';
  * `skipped`; only the last content of each file URL is written.
  */
 export type FileStatus = 'uploaded' | 'skipped' | 'error';
-
-export interface FileErrorRow {
-  fileUrl: string | null;
-  status: 'error';
-  error: { code: FileErrorCode; message: string };
-}
-
-export interface FileResultRow {
-  fileUrl: string | null;
-  /** SHA-256 hex of `fileUrl`, computed by the server; null when the URL was rejected. */
-  fileUrlHash: string | null;
-  status: FileStatus;
-  error?: { code: FileErrorCode; message: string };
-}
 
 export interface BatchOutcome {
   uploaded: number;

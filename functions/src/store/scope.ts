@@ -14,6 +14,7 @@ import { coalescedGetAll } from './coalesced';
 import type { Env } from './env';
 import { countedTransaction } from './counted';
 import { countDocumentsRead, countRoundTrips } from './roundTrips';
+import { PROJECT_ID } from '../ids';
 
 /** Top-level collections that a scope may add entries to (see `EnvScope.ledgerRef`). */
 export type CrossPartitionLedger = 'pendingErasures';
@@ -49,7 +50,7 @@ export class EnvScope {
     readonly env: Env,
     gate: KeyGate | null = null,
   ) {
-    if (!/^[A-Za-z0-9_-]{1,128}$/.test(projectId)) throw new Error(`invalid project id for scope: ${projectId}`);
+    if (!PROJECT_ID.is(projectId)) throw new Error(`invalid project id for scope: ${projectId}`);
     this.gate = gate;
   }
 

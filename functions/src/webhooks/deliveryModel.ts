@@ -4,6 +4,7 @@ import { isEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import type { DeliveryTaskPayload, OutboundEventType } from './eventModel';
 import { deliveryTaskId } from './eventModel';
+import { PROJECT_ID } from '../ids';
 
 /**
  * Delivery records: `projects/{p}/envs/{env}/webhookDeliveries/{deliveryId}`, one per (event,
@@ -96,7 +97,7 @@ const ID = /^[A-Za-z0-9_-]{1,128}$/;
 export function parseDeliveryTask(payload: Record<string, unknown>): DeliveryTask | null {
   const { projectId, env, eventId, endpointId, replay, attempt } = payload;
   const ok =
-    typeof projectId === 'string' && ID.test(projectId) && isEnv(env) &&
+    PROJECT_ID.is(projectId) && isEnv(env) &&
     typeof eventId === 'string' && ID.test(eventId) && typeof endpointId === 'string' && ID.test(endpointId) &&
     (replay === undefined || (typeof replay === 'string' && ID.test(replay))) &&
     (attempt === undefined || (typeof attempt === 'number' && Number.isInteger(attempt) && attempt >= 1));
@@ -108,5 +109,3 @@ export const deliveryIdOf = (task: Pick<DeliveryTask, 'eventId' | 'endpointId' |
 
 export const deliveryRef = (scope: EnvScope, deliveryId: string) => scope.doc(WEBHOOK_DELIVERIES, deliveryId);
 
-/** `evt_…`, as the outbox mints them (any id-safe characters after the prefix). */
-export const isWebhookEventId = (value: string): boolean => /^evt_[A-Za-z0-9_-]{1,100}$/.test(value);

@@ -1,6 +1,7 @@
 import { isEnv, type Env } from '../store/env';
 import type { TaskQueue } from '../tasks/queue';
 import { outboxLogs } from './outboxLogs';
+import { PROJECT_ID, WEBHOOK_EVENT_ID } from '../ids';
 
 /**
  * After the commit of a transaction that recorded webhook events: one `webhookFanout` task per
@@ -31,10 +32,8 @@ export async function dispatchWebhookEvents(tasks: TaskQueue, partition: { proje
 
 export function isFanoutPayload(value: Record<string, unknown>): value is Record<string, unknown> & FanoutTaskPayload {
   return (
-    typeof value.projectId === 'string' &&
-    /^[A-Za-z0-9_-]{1,128}$/.test(value.projectId) &&
+    PROJECT_ID.is(value.projectId) &&
     isEnv(value.env) &&
-    typeof value.eventId === 'string' &&
-    /^evt_[A-Za-z0-9_-]{1,100}$/.test(value.eventId)
+    WEBHOOK_EVENT_ID.is(value.eventId)
   );
 }

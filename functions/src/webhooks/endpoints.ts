@@ -18,6 +18,7 @@ import {
 } from './model';
 import { retireSigningSecret } from './secretRetirement';
 import { mintSigningSecret, signingSecretRef } from './signingSecret';
+import { WEBHOOK_ENDPOINT_ID } from '../ids';
 
 /**
  * Endpoint registry: create, list, update (URL, event types), disable, enable, rotate the signing
@@ -180,7 +181,7 @@ function auditEndpointChange(tx: Transaction, scope: EnvScope, deps: Pick<Endpoi
 export async function createEndpoint(scope: EnvScope, input: CreateEndpointInput, deps: EndpointDeps): Promise<{ endpoint: EndpointView; secret: string; auditEventId: string }> {
   const eventTypes = parseEventTypes(input.eventTypes);
   const { url } = await checkDestination(input.url, { allowLoopbackHttp: input.allowLoopbackHttp, lookup: input.lookup });
-  const endpointId = `whep_${randomToken(24)}`;
+  const endpointId = `${WEBHOOK_ENDPOINT_ID.prefix}${randomToken(24)}`;
   const secret = mintSigningSecret();
   const ref = signingSecretRef(endpointId, 1);
   return withNewSecret(deps.secrets, scope.projectId, ref, secret, () =>

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Env } from '../store/env';
+import { WEBHOOK_EVENT_ID } from '../ids';
 
 /**
  * Event ids are derived, never drawn: the same source (an entitlement change record, a merge's
@@ -16,5 +17,5 @@ export function webhookEventId(partition: { projectId: string; env: Env }, sourc
   let out = '';
   // 24 of the digest's 32 bytes, each to one of 62 letters and digits (~142 bits; the slight bias is irrelevant for an id).
   for (let i = 0; i < ID_LENGTH; i += 1) out += ALPHABET[digest[i] % ALPHABET.length];
-  return `evt_${out}`;
+  return `${WEBHOOK_EVENT_ID.prefix}${out}`;
 }

@@ -2,9 +2,9 @@ import type { Firestore } from 'firebase-admin/firestore';
 import { DomainError } from '../errors/domain';
 import { isEnv } from '../store/env';
 import { EnvScope } from '../store/scope';
-import { isWebhookEventId } from './deliveryModel';
 import { WEBHOOK_EVENTS } from './eventModel';
-import { isEndpointId, WEBHOOK_ENDPOINTS } from './model';
+import { WEBHOOK_ENDPOINTS } from './model';
+import { WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT_ID } from '../ids';
 
 /**
  * An endpoint id alone finds its partition (`webhooks disable|enable|rotate-secret --endpoint`):
@@ -13,7 +13,7 @@ import { isEndpointId, WEBHOOK_ENDPOINTS } from './model';
  * environment, and the scope is checked against the path it was found at.
  */
 export async function locateEndpoint(db: Firestore, endpointId: string): Promise<EnvScope> {
-  if (!isEndpointId(endpointId)) throw new DomainError('invalid_argument', `'${endpointId.slice(0, 80)}' is not a webhook endpoint id (whep_…).`);
+  if (!WEBHOOK_ENDPOINT_ID.pattern.test(endpointId)) throw new DomainError('invalid_argument', `'${endpointId.slice(0, 80)}' is not a webhook endpoint id (whep_…).`);
   const found = await db.collectionGroup(WEBHOOK_ENDPOINTS).where('endpointId', '==', endpointId).limit(2).get();
   if (found.empty) throw new DomainError('not_found', `No webhook endpoint ${endpointId}.`);
   const doc = found.docs[0];
@@ -30,7 +30,7 @@ export async function locateEndpoint(db: Firestore, endpointId: string): Promise
  * checked against the path it was found at.
  */
 export async function locateEvent(db: Firestore, eventId: string): Promise<EnvScope> {
-  if (!isWebhookEventId(eventId)) throw new DomainError('invalid_argument', `'${eventId.slice(0, 80)}' is not a webhook event id (evt_…).`);
+  if (!WEBHOOK_EVENT_ID.pattern.test(eventId)) throw new DomainError('invalid_argument', `'${eventId.slice(0, 80)}' is not a webhook event id (evt_…).`);
   const found = await db.collectionGroup(WEBHOOK_EVENTS).where('eventId', '==', eventId).limit(2).get();
   if (found.empty) throw new DomainError('not_found', `No webhook event ${eventId}.`);
   const doc = found.docs[0];

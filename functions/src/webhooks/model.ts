@@ -61,5 +61,3 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const TEST_EVENT_TYPE = 'webhook.test';
 
-const ENDPOINT_ID = /^whep_[A-Za-z0-9]{24}$/;
-export const isEndpointId = (value: string): boolean => ENDPOINT_ID.test(value);

@@ -5,10 +5,11 @@ import { randomToken } from '../ids/random';
 import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import type { EnqueueResult, TaskQueue } from '../tasks/queue';
-import { deliveryIdOf, deliveryRef, isWebhookEventId, WEBHOOK_DELIVERIES, type DeliveryRecord, type DeliveryTask } from './deliveryModel';
+import { deliveryIdOf, deliveryRef, WEBHOOK_DELIVERIES, type DeliveryRecord, type DeliveryTask } from './deliveryModel';
 import { endpointRef } from './endpoints';
 import { deliveryTaskId, WEBHOOK_DELIVERY_QUEUE, WEBHOOK_EVENTS, WEBHOOK_RECORD_RETENTION_DAYS, type WebhookEventRecord } from './eventModel';
 import { TEST_EVENT_TYPE, WEBHOOK_ENDPOINTS, type WebhookEndpointRecord } from './model';
+import { WEBHOOK_EVENT_ID } from '../ids';
 
 /**
  * Operator commands on deliveries (`tessera webhooks test|replay|deliveries`). `test` and
@@ -27,10 +28,10 @@ export type DeliveryView = Omit<DeliveryRecord, 'expiresAt'> & { expiresAt: numb
 
 const toDeliveryView = (record: DeliveryRecord): DeliveryView => ({ ...record, expiresAt: record.expiresAt.toMillis() });
 
-const newEventId = (): string => `evt_${randomToken(24)}`;
+const newEventId = (): string => `${WEBHOOK_EVENT_ID.prefix}${randomToken(24)}`;
 
 function requireEventId(value: string): string {
-  if (!isWebhookEventId(value)) throw new DomainError('invalid_argument', `'${value.slice(0, 80)}' is not a webhook event id (evt_…).`);
+  if (!WEBHOOK_EVENT_ID.pattern.test(value)) throw new DomainError('invalid_argument', `'${value.slice(0, 80)}' is not a webhook event id (evt_…).`);
   return value;
 }
 

@@ -21,6 +21,8 @@ export const openApiRoute = route({
   method: 'GET',
   path: '/v1/openapi.json',
   key: 'none',
+  // The document's own shape is OpenAPI 3.1's (checked by lint:openapi); here only its top level.
+  response: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' } } },
   cacheControl: 'public, max-age=300',
   handler: async () => ({ body: await loadDocument() }),
 });

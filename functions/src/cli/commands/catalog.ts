@@ -7,12 +7,13 @@ import type { Firestore } from 'firebase-admin/firestore';
 import type { Env } from '../../store/env';
 import { requireOneOf, requireString, stringList, type Command, type Values } from '../command';
 import { OperatorError } from '../operatorError';
+import { PROJECT_ID } from '../../ids';
 
 /** The scope of `--project ID --env test|live`, after checking that the project exists. */
 export async function operatorScope(db: Firestore, values: Values): Promise<EnvScope> {
   const projectId = requireString(values, 'project');
   const env: Env = requireOneOf(values, 'env', ENVS);
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(projectId)) throw new OperatorError('not_found', `No project ${projectId}.`);
+  if (!PROJECT_ID.is(projectId)) throw new OperatorError('not_found', `No project ${projectId}.`);
   const project = await getProject(db, projectId);
   if (project.archived) throw new OperatorError('archived', `Project ${projectId} is archived.`);
   return new EnvScope(db, projectId, env);

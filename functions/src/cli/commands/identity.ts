@@ -6,6 +6,7 @@ import { setTransferBehavior, TRANSFER_BEHAVIORS } from '../../identity/transfer
 import { ENVS } from '../../store/env';
 import { optionalString, requireOneOf, requireString, type Command } from '../command';
 import { OperatorError } from '../operatorError';
+import { CUSTOMER_ID } from '../../ids';
 
 /** Operator commands of the identity capability. */
 export const identityCommands: Command[] = [
@@ -86,7 +87,7 @@ export const identityCommands: Command[] = [
       const userId = optionalString(values, 'user-id');
       const anonymousId = optionalString(values, 'anonymous-id');
       if (customerId !== undefined) {
-        if (!/^cdcust_[A-Za-z0-9_-]{1,128}$/.test(customerId)) throw new OperatorError('invalid_argument', '--customer must be a customer id starting with cdcust_.');
+        if (!CUSTOMER_ID.is(customerId)) throw new OperatorError('invalid_argument', '--customer must be a customer id starting with cdcust_.');
         given.push({ customerId });
       }
       if (userId !== undefined) given.push({ kind: 'developer', id: userId });

@@ -8,13 +8,10 @@ import {
   eventsReport,
   revenueReport,
   subscribersReport,
-  type ErrorsReport,
-  type EventsReport,
   type Granularity,
   type ReportRange,
-  type RevenueReport,
-  type SubscribersReport,
 } from '../../reports';
+import type { ErrorsReport, EventsReport, RevenueReport, SubscribersReport } from '../../wire/reports';
 import { ENVS } from '../../store/env';
 import { EnvScope } from '../../store/scope';
 import { optionalString, requireOneOf, requireString, type Command, type Values } from '../command';

@@ -1,7 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { getProject } from '../../projects/repository';
-import { MAX_FILES_PER_BATCH, RELEASE_PATTERN } from '../../sourcemaps/limits';
+import { RELEASE } from '../../ids';
+import { MAX_FILES_PER_BATCH } from '../../wire/sourcemaps';
 import { uploadSourceMapBatch, type FileStatus } from '../../sourcemaps/uploadService';
 import { ENVS } from '../../store/env';
 import { EnvScope } from '../../store/scope';
@@ -70,7 +71,7 @@ export const sourcemapCommands: Command[] = [
       const projectId = requireString(values, 'project');
       const env = requireOneOf(values, 'env', ENVS);
       const release = requireString(values, 'release');
-      if (!RELEASE_PATTERN.test(release)) throw new OperatorError('invalid_argument', '--release must be 1–64 characters: letters, digits, `.`, `_` or `-`.');
+      if (!RELEASE.is(release)) throw new OperatorError('invalid_argument', '--release must be 1–64 characters: letters, digits, `.`, `_` or `-`.');
       const prefix = requireString(values, 'url-prefix');
       if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\/\S*$/.test(prefix)) throw new OperatorError('invalid_argument', '--url-prefix must be a scheme:// URL, for example https://app.example.com/ or app:///.');
       const [dir] = positionalArgs(values);

@@ -1,5 +1,5 @@
 import { getProject } from '../../projects/repository';
-import { RELEASE_PATTERN } from '../../sourcemaps/limits';
+import { RELEASE } from '../../ids';
 import { symbolicate } from '../../sourcemaps/resolve';
 import { ENVS } from '../../store/env';
 import { EnvScope } from '../../store/scope';
@@ -15,7 +15,7 @@ export const symbolicateCommands: Command[] = [
       const projectId = requireString(values, 'project');
       const env = requireOneOf(values, 'env', ENVS);
       const release = requireString(values, 'release');
-      if (!RELEASE_PATTERN.test(release)) throw new OperatorError('invalid_argument', '--release must be 1–64 characters: letters, digits, `.`, `_` or `-`.');
+      if (!RELEASE.is(release)) throw new OperatorError('invalid_argument', '--release must be 1–64 characters: letters, digits, `.`, `_` or `-`.');
       await getProject(db, projectId);
       const stackTrace = await stdin();
       if (stackTrace.trim() === '') throw new OperatorError('invalid_argument', 'Pipe a stack trace on standard input.');

@@ -1,4 +1,4 @@
-import type { JSONSchemaType } from 'ajv';
+import { conflictIdParamsSchema, conflictsResponseSchema, identitySettingsResponseSchema, resolveConflictBodySchema, type ConflictIdParams, type ResolveConflictBody } from '../../wire/dashboard';
 import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** The review queue of identity conflicts: both customers side by side; merge or keep separate. */
@@ -7,6 +7,7 @@ export const conflictsRoute = dashboardRoute({
   method: 'GET',
   path: `${IN_PROJECT}/conflicts`,
   key: 'operator',
+  response: conflictsResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.conflicts()),
 });
@@ -16,25 +17,18 @@ export const identitySettingsRoute = dashboardRoute({
   method: 'GET',
   path: `${IN_PROJECT}/identity-settings`,
   key: 'operator',
+  response: identitySettingsResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.identitySettings()),
 });
 
-export interface ResolveBody {
-  decision: 'merge' | 'keep_separate';
-}
-
-export const resolveSchema: JSONSchemaType<ResolveBody> = {
-  type: 'object',
-  required: ['decision'],
-  properties: { decision: { type: 'string', enum: ['merge', 'keep_separate'] } },
-};
-
-export const resolveConflictRoute = dashboardRoute<ResolveBody>({
+/** Merge or keep separate; the conflict id names its own partition (identity/conflicts.ts checks it is this one). */
+export const resolveConflictRoute = dashboardRoute<ResolveConflictBody, Record<string, string>, ConflictIdParams>({
   method: 'POST',
   path: `${IN_PROJECT}/conflicts/:conflictId/resolve`,
   key: 'operator',
-  body: resolveSchema,
+  body: resolveConflictBodySchema,
+  params: conflictIdParamsSchema,
   cacheControl: NO_STORE,
-  handler: async (ctx) => reply(await ctx.operator.console.resolveConflict(ctx.params.conflictId ?? '', ctx.body.decision)),
+  handler: async (ctx) => reply(await ctx.operator.console.resolveConflict(ctx.params.conflictId, ctx.body.decision)),
 });

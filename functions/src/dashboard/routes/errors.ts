@@ -1,54 +1,45 @@
-import type { JSONSchemaType } from 'ajv';
-import { invalidParam } from '../../http/errors';
-import { RELEASE_PATTERN } from '../../sourcemaps/limits';
+import {
+  errorGroupResponseSchema,
+  errorGroupsResponseSchema,
+  errorsQuerySchema,
+  fingerprintParamsSchema,
+  releaseParamsSchema,
+  releaseSourceMapsResponseSchema,
+  type DashboardErrorsQuery,
+  type DashboardFingerprintParams,
+  type ReleaseParams,
+} from '../../wire/dashboard';
 import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** Errors: groups (from the reporting services), a group's latest sample symbolicated, a release's source maps. */
 
-export interface ErrorsQuery {
-  days?: '7' | '30' | '90';
-  cursor?: string;
-}
-
-export const errorsQuerySchema: JSONSchemaType<ErrorsQuery> = {
-  type: 'object',
-  required: [],
-  properties: {
-    days: { type: 'string', nullable: true, enum: ['7', '30', '90'] },
-    cursor: { type: 'string', nullable: true, minLength: 1, maxLength: 500 },
-  },
-};
-
-export const errorGroupsRoute = dashboardRoute<unknown, ErrorsQuery>({
+export const errorGroupsRoute = dashboardRoute<unknown, DashboardErrorsQuery>({
   method: 'GET',
   path: `${IN_PROJECT}/errors`,
   key: 'operator',
   query: errorsQuerySchema,
+  response: errorGroupsResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.errorGroups(Number(ctx.query.days ?? '30'), ctx.query.cursor ?? null)),
 });
 
-export const errorSampleRoute = dashboardRoute({
+export const errorSampleRoute = dashboardRoute<unknown, Record<string, string>, DashboardFingerprintParams>({
   method: 'GET',
   path: `${IN_PROJECT}/errors/:fingerprint`,
   key: 'operator',
+  params: fingerprintParamsSchema,
+  response: errorGroupResponseSchema,
   cacheControl: NO_STORE,
-  handler: async (ctx) => {
-    const fingerprint = ctx.params.fingerprint ?? '';
-    if (!/^[0-9a-f]{32}$/.test(fingerprint)) throw invalidParam('Not an error fingerprint (32 hex characters).');
-    return reply(await ctx.operator.console.errorGroup(fingerprint));
-  },
+  handler: async (ctx) => reply(await ctx.operator.console.errorGroup(ctx.params.fingerprint)),
 });
 
 /** A release's source maps (manifests only). */
-export const releaseSourceMapsRoute = dashboardRoute({
+export const releaseSourceMapsRoute = dashboardRoute<unknown, Record<string, string>, ReleaseParams>({
   method: 'GET',
   path: `${IN_PROJECT}/releases/:release/sourcemaps`,
   key: 'operator',
+  params: releaseParamsSchema,
+  response: releaseSourceMapsResponseSchema,
   cacheControl: NO_STORE,
-  handler: async (ctx) => {
-    const release = ctx.params.release ?? '';
-    if (!RELEASE_PATTERN.test(release)) throw invalidParam('A release is 1–64 characters: letters, digits, `.`, `_` or `-`.');
-    return reply(await ctx.operator.console.releaseSourceMaps(release));
-  },
+  handler: async (ctx) => reply(await ctx.operator.console.releaseSourceMaps(ctx.params.release)),
 });

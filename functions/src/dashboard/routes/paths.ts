@@ -6,9 +6,13 @@ export interface DashboardPorts {
   operators: OperatorAuthenticator;
 }
 
-/** A dashboard route: `ctx.operator` is the session the dashboard's gate authorised. */
-export const dashboardRoute = <Body = unknown, Query = Record<string, string>>(spec: RouteSpec<Body, Query, DashboardPorts>): CompiledRoute =>
-  route<Body, Query, DashboardPorts>(spec);
+/**
+ * A dashboard route: `ctx.operator` is the session the dashboard's gate authorised. `Data` is
+ * the answer's `data` (wire/dashboard.ts); the route's `response` schema is `{ data }` of it.
+ */
+export const dashboardRoute = <Body = unknown, Query = Record<string, string>, Params = Record<string, unknown>, Data = unknown>(
+  spec: RouteSpec<Body, Query, Params, { data: Data }, DashboardPorts>,
+): CompiledRoute => route<Body, Query, Params, { data: Data }, DashboardPorts>(spec);
 
 /** Every dashboard route lives under this prefix (Hosting rewrites `/dashboard-api/**` and `/v1/dashboard-api/**`). */
 export const DASHBOARD_API = '/v1/dashboard-api';

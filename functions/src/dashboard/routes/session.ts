@@ -1,4 +1,4 @@
-import type { JSONSchemaType } from 'ajv';
+import { localLoginBodySchema, localLoginResponseSchema, sessionResponseSchema, signInOptionsResponseSchema, signOutResponseSchema, type LocalLoginBody } from '../../wire/dashboard';
 import { signInOptions } from '../signInOptions';
 import { dashboardRoute, DASHBOARD_API, NO_STORE, reply } from './paths';
 
@@ -7,21 +7,12 @@ import { dashboardRoute, DASHBOARD_API, NO_STORE, reply } from './paths';
  * token (kept by the page in sessionStorage, sent as a Bearer token). Refused unless `npm start`
  * enabled the local login for this run.
  */
-export interface LocalLoginBody {
-  loginToken: string;
-}
-
-export const localLoginSchema: JSONSchemaType<LocalLoginBody> = {
-  type: 'object',
-  required: ['loginToken'],
-  properties: { loginToken: { type: 'string', minLength: 1, maxLength: 200 } },
-};
-
 export const localLoginRoute = dashboardRoute<LocalLoginBody>({
   method: 'POST',
   path: `${DASHBOARD_API}/session/local`,
   key: 'none',
-  body: localLoginSchema,
+  body: localLoginBodySchema,
+  response: localLoginResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(ctx.deps.operators.exchangeLocalLogin(ctx.body.loginToken)),
 });
@@ -31,6 +22,7 @@ export const sessionRoute = dashboardRoute({
   method: 'GET',
   path: `${DASHBOARD_API}/session`,
   key: 'operator',
+  response: sessionResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => {
     const { identity } = ctx.operator;
@@ -43,6 +35,7 @@ export const signInOptionsRoute = dashboardRoute({
   method: 'GET',
   path: `${DASHBOARD_API}/session/options`,
   key: 'none',
+  response: signInOptionsResponseSchema,
   cacheControl: NO_STORE,
   handler: async () => reply(signInOptions()),
 });
@@ -56,6 +49,7 @@ export const signOutRoute = dashboardRoute({
   path: `${DASHBOARD_API}/session/sign-out`,
   key: 'operator',
   operatorRole: 'viewer',
+  response: signOutResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.deps.operators.signOut(ctx.header('authorization'))),
 });

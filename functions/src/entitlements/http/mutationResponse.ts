@@ -1,4 +1,5 @@
 import type { Reply, RequestContext } from '../../http/route';
+import type { MutationResponse } from '../../wire/entitlements';
 import type { MutationOutcome } from '../manualGrants';
 import { grantToPublic } from '../publicShape';
 import { entitlementLogs } from '../logs';
@@ -10,7 +11,7 @@ export const AUDIT_EVENT_HEADER = 'X-Service-Audit-Event-Id';
  * The `entitlement_mutation` response of grant and revoke. The body's shape is frozen by the
  * spec, so the audit entry's id travels in a response header.
  */
-export function mutationResponse(ctx: RequestContext<unknown, unknown>, action: 'grant' | 'revoke', customerId: string, outcome: MutationOutcome, now: number): Reply {
+export function mutationResponse(ctx: RequestContext<unknown, unknown, unknown, unknown>, action: 'grant' | 'revoke', customerId: string, outcome: MutationOutcome, now: number): Reply<MutationResponse> {
   entitlementLogs.mutated(ctx.requestId, ctx.auth.projectId, ctx.auth.env, action, customerId, outcome.grant.entitlementKey, outcome.audit.eventId, outcome.audit.decision);
   return {
     body: {

@@ -1,36 +1,21 @@
-import type { JSONSchemaType } from 'ajv';
 import { route } from '../../http/route';
 import { dispatchWebhookEvents } from '../../webhooks/dispatch';
-import { ENTITLEMENT_KEY_PATTERN } from '../catalog';
-import { requireCustomerIdParam } from '../customerIds';
+import { customerIdParamsSchema, mutationResponseSchema, revokeBodySchema, type CustomerIdParams, type MutationResponse, type RevokeBody } from '../../wire/entitlements';
 import { revokeManually } from '../manualGrants';
 import { mutationResponse } from './mutationResponse';
 import type { TaskQueue } from '../../tasks/queue';
 
 /** `POST /v1/server/customers/{customerId}/revoke`: revokes a manual grant, audited in the same transaction. */
-export interface RevokeBody {
-  entitlementKey: string;
-  reason: string;
-}
-
-export const revokeBodySchema: JSONSchemaType<RevokeBody> = {
-  type: 'object',
-  required: ['entitlementKey', 'reason'],
-  properties: {
-    entitlementKey: { type: 'string', pattern: ENTITLEMENT_KEY_PATTERN },
-    // Required: at least one visible character, at most 500.
-    reason: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S' },
-  },
-};
-
-export const revokeRoute = route<RevokeBody, Record<string, string>, { tasks: TaskQueue }>({
+export const revokeRoute = route<RevokeBody, Record<string, string>, CustomerIdParams, MutationResponse, { tasks: TaskQueue }>({
   method: 'POST',
   path: '/v1/server/customers/:customerId/revoke',
   key: 'secret',
   body: revokeBodySchema,
+  params: customerIdParamsSchema,
+  response: mutationResponseSchema,
   cacheControl: 'no-store',
   handler: async (ctx) => {
-    const customerId = requireCustomerIdParam(ctx.params.customerId);
+    const { customerId } = ctx.params;
     const now = ctx.deps.clock.now();
     const outcome = await revokeManually(
       ctx.scope,

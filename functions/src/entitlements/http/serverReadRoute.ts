@@ -1,7 +1,8 @@
 import { route } from '../../http/route';
 import { customerRef } from '../../customers/refs';
 import type { EnvScope } from '../../store/scope';
-import { requireCustomerIdParam, requireKnownCustomer } from '../customerIds';
+import { customerIdParamsSchema, serverEntitlementsResponseSchema, type CustomerIdParams, type ServerEntitlementsResponse } from '../../wire/entitlements';
+import { requireKnownCustomer } from '../customerIds';
 import type { ProjectionDoc, PublicEntitlement } from '../model';
 import { projectionRef } from '../projection';
 import { toPublicEntitlements } from '../publicShape';
@@ -19,13 +20,15 @@ export async function readKnownCustomerEntitlements(scope: EnvScope, customerId:
   return toPublicEntitlements(projection.exists ? (projection.data() as ProjectionDoc) : null, now);
 }
 
-export const serverEntitlementsRoute = route({
+export const serverEntitlementsRoute = route<unknown, Record<string, string>, CustomerIdParams, ServerEntitlementsResponse>({
   method: 'GET',
   path: '/v1/server/customers/:customerId/entitlements',
   key: 'secret',
+  params: customerIdParamsSchema,
+  response: serverEntitlementsResponseSchema,
   cacheControl: 'private, no-store',
   handler: async (ctx) => {
-    const customerId = requireCustomerIdParam(ctx.params.customerId);
+    const { customerId } = ctx.params;
     const data = await readKnownCustomerEntitlements(ctx.scope, customerId, ctx.deps.clock.now());
     return { body: { object: 'list', data, serviceCustomerId: customerId, env: ctx.auth.wireEnv } };
   },

@@ -1,10 +1,9 @@
-import type { JSONSchemaType } from 'ajv';
 import { ApiError, asApiError, invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
 import { compileSchema } from '../../http/validation';
 import type { EnvScope } from '../../store/scope';
-import { identifyBodySchema } from './identify';
-import { identifyInput, linkIdentify, type IdentifyBody } from '../identifyService';
+import { bulkAliasBodySchema, bulkAliasResponseSchema, identifyBodySchema, type AliasRowResult, type BulkAliasBody, type BulkAliasResponse, type IdentifyBody } from '../../wire/identity';
+import { identifyInput, linkIdentify } from '../identifyService';
 import { identityPolicy } from '../identityPolicy';
 import { VerifiedIdentityRequired } from '../link';
 import { identityMemory } from '../ports';
@@ -17,51 +16,10 @@ import { identityMemory } from '../ports';
  * project's require-verified policy a row cannot link a new device to a verified user (rows
  * carry no token): that row is `identity_token_invalid`, nothing of it written.
  */
-export const MAX_ALIAS_ROWS = 1000;
 const ROW_CONCURRENCY = 8;
-
-export interface BulkAliasBody {
-  /** Rows are validated one by one (validateRow): a bad row is reported, not the request. */
-  links: unknown[];
-}
-
-const LINKS_REQUIRED = '`links` is required and must hold 1–1000 rows.';
-
-export const bulkAliasBodySchema: JSONSchemaType<BulkAliasBody> = {
-  type: 'object',
-  required: ['links'],
-  properties: {
-    links: {
-      type: 'array',
-      minItems: 1,
-      maxItems: MAX_ALIAS_ROWS,
-      items: {} as JSONSchemaType<unknown>, // any row: rows are checked one by one
-      'x-missing-when-empty': true,
-      'x-code': { empty: 'missing_required_param', minItems: 'missing_required_param' },
-      'x-message': { empty: LINKS_REQUIRED, minItems: LINKS_REQUIRED },
-      'x-invalid': { type: 'must be an array of 1–1000 rows', maxItems: `at most ${MAX_ALIAS_ROWS} rows per request` },
-    },
-  },
-  'x-code': { required: 'missing_required_param' },
-  'x-message': { required: LINKS_REQUIRED },
-};
 
 /** Each row is an identify body; messages name `links[i].field`. */
 const validateRow = compileSchema<IdentifyBody>(identifyBodySchema);
-
-export type AliasRowResult =
-  | { index: number; serviceCustomerId: string; mergePending: boolean }
-  | { index: number; error: { code: string; message: string } };
-
-export interface AliasBatchResponse {
-  object: 'alias_batch';
-  env: string;
-  total: number;
-  linked: number;
-  mergePending: number;
-  errors: number;
-  results: AliasRowResult[];
-}
 
 const VERIFIED_IDENTITY_REQUIRED = 'This user has a verified identity and the project requires a valid idToken to link a new device to it; bulk rows carry none.';
 
@@ -92,12 +50,13 @@ export async function aliasBatch(scope: EnvScope, links: unknown[], now: number,
   return results;
 }
 
-export const bulkAliasRoute = route<BulkAliasBody>({
+export const bulkAliasRoute = route<BulkAliasBody, Record<string, string>, Record<string, string>, BulkAliasResponse>({
   method: 'POST',
   path: '/v1/server/customers/alias',
   key: 'secret',
   rateLimit: 'alias',
   body: bulkAliasBodySchema,
+  response: bulkAliasResponseSchema,
   maxBodyBytes: 4 * 1024 * 1024,
   cacheControl: 'no-store',
   async handler(ctx) {
@@ -107,7 +66,7 @@ export const bulkAliasRoute = route<BulkAliasBody>({
     const requireVerified = () => (policy ??= identityPolicy(ctx.scope, identityMemory(ctx.deps).policy, now).then((p) => p.requireVerifiedIdentity));
     const results = await aliasBatch(ctx.scope, links, now, requireVerified);
     const ok = results.filter((r): r is Extract<AliasRowResult, { serviceCustomerId: string }> => 'serviceCustomerId' in r);
-    const body: AliasBatchResponse = {
+    const body: BulkAliasResponse = {
       object: 'alias_batch',
       env: ctx.auth.wireEnv,
       total: links.length,

@@ -1,39 +1,14 @@
-import type { JSONSchemaType } from 'ajv';
 import { toPublicEntitlements } from '../../entitlements/publicShape';
-import type { PublicEntitlement } from '../../entitlements/model';
 import { ApiError, invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
-import { CUSTOMER_ID_PATTERN, hasCustomerPrefix, readByCustomerId, readProjectionByIdentity } from '../customerRead';
+import { CUSTOMER_ID } from '../../ids';
+import { entitlementListResponseSchema, entitlementsQuerySchema, type EntitlementListResponse, type EntitlementsQuery } from '../../wire/identity';
+import { readByCustomerId, readProjectionByIdentity } from '../customerRead';
 import { requireAnonymousId, requireUserId } from '../identifiers';
 import { verifiedUserGuard } from '../identityPolicy';
 import { identityPorts, type IdentityRoutePorts } from './requestPorts';
 
 /** `GET /v1/entitlements?customerId|userId|anonymousId=…`: one customer's entitlements. */
-export interface EntitlementsQuery {
-  customerId?: string;
-  userId?: string;
-  anonymousId?: string;
-}
-
-const once = { type: 'string', nullable: true, 'x-invalid': 'give it once' } as const;
-
-/**
- * Each hint at most once. Which hint, and its format, are checked after validation, in the
- * spec's order of codes (missing_customer, invalid_customer, then several hints, then format).
- */
-export const entitlementsQuerySchema: JSONSchemaType<EntitlementsQuery> = {
-  type: 'object',
-  required: [],
-  properties: { customerId: once, userId: once, anonymousId: once },
-};
-
-export interface EntitlementListResponse {
-  object: 'list';
-  data: PublicEntitlement[];
-  serviceCustomerId: string;
-  env: string;
-}
-
 type Hint = { field: 'customerId' | 'userId' | 'anonymousId'; value: string };
 
 /** Exactly one hint; the checks run in the spec's order of codes. */
@@ -46,7 +21,7 @@ export function parseEntitlementsHint(query: EntitlementsQuery): Hint {
   }
   if (present.length === 0) throw new ApiError('missing_customer', 'Give exactly one customer hint: customerId, userId or anonymousId.');
   const customer = present.find((h) => h.field === 'customerId');
-  if (customer && (!hasCustomerPrefix(customer.value) || !CUSTOMER_ID_PATTERN.test(customer.value))) {
+  if (customer && !CUSTOMER_ID.is(customer.value)) {
     throw new ApiError('invalid_customer', 'customerId must be a service customer id starting with `cdcust_`.');
   }
   if (present.length > 1) throw invalidParam('Give exactly one customer hint: customerId, userId or anonymousId, not several.');
@@ -56,12 +31,13 @@ export function parseEntitlementsHint(query: EntitlementsQuery): Hint {
   return hint;
 }
 
-export const entitlementsReadRoute = route<unknown, EntitlementsQuery, IdentityRoutePorts>({
+export const entitlementsReadRoute = route<unknown, EntitlementsQuery, Record<string, string>, EntitlementListResponse, IdentityRoutePorts>({
   method: 'GET',
   path: '/v1/entitlements',
   key: 'any',
   rateLimit: 'entitlements',
   query: entitlementsQuerySchema,
+  response: entitlementListResponseSchema,
   cacheControl: 'private, no-store',
   async handler(ctx) {
     const hint = parseEntitlementsHint(ctx.query);

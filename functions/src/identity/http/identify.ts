@@ -1,42 +1,17 @@
-import type { JSONSchemaType } from 'ajv';
 import { route } from '../../http/route';
-import { anonymousIdSchema, appAccountTokenSchema, emailSchema, tokenSchema, userIdSchema } from '../identifiers';
-import { identify, identifyInput, type IdentifyBody } from '../identifyService';
+import { identifyBodySchema, identifyResponseSchema, type IdentifyBody, type IdentifyResponse } from '../../wire/identity';
+import { identify, identifyInput } from '../identifyService';
 import { identityPorts, type IdentityRoutePorts } from './requestPorts';
-import { traitsSchema } from '../traits';
-
-export type { IdentifyBody };
 
 /** `POST /v1/identify` (legacy `/v1/identity/alias`): link a device to a developer user id. */
-export const identifyBodySchema: JSONSchemaType<IdentifyBody> = {
-  type: 'object',
-  required: ['userId', 'anonymousId'],
-  properties: {
-    userId: userIdSchema,
-    anonymousId: anonymousIdSchema,
-    email: { ...emailSchema, nullable: true },
-    idToken: { ...tokenSchema, nullable: true },
-    appAccountToken: { ...appAccountTokenSchema, nullable: true },
-    traits: traitsSchema as unknown as JSONSchemaType<IdentifyBody>['properties']['traits'],
-  },
-  'x-invalid': { type: 'must be an object' },
-};
-
-export interface IdentifyResponse {
-  object: 'alias_result';
-  serviceCustomerId: string;
-  linked: { type: 'developer' | 'anonymous'; id: string }[];
-  mergePending: boolean;
-  env: string;
-}
-
-export const identifyRoute = route<IdentifyBody, Record<string, string>, IdentityRoutePorts>({
+export const identifyRoute = route<IdentifyBody, Record<string, string>, Record<string, string>, IdentifyResponse, IdentityRoutePorts>({
   method: 'POST',
   path: '/v1/identify',
   aliases: ['/v1/identity/alias'],
   key: 'any',
   rateLimit: 'alias',
   body: identifyBodySchema,
+  response: identifyResponseSchema,
   cacheControl: 'no-store',
   async handler(ctx) {
     const { ports, caller } = identityPorts(ctx);

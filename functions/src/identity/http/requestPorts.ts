@@ -10,7 +10,7 @@ export interface IdentityRoutePorts {
 }
 
 /** Route files' extraction: the ports and caller of an authenticated request. */
-export function identityPorts(ctx: RequestContext<unknown, unknown, IdentityRoutePorts>): { ports: IdentityPorts; caller: IdentityCaller } {
+export function identityPorts(ctx: RequestContext<unknown, unknown, unknown, IdentityRoutePorts>): { ports: IdentityPorts; caller: IdentityCaller } {
   const memory = identityMemory(ctx.deps);
   return {
     ports: { scope: ctx.scope, clock: ctx.deps.clock, idTokens: ctx.deps.idTokens, memory },

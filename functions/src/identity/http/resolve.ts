@@ -1,32 +1,10 @@
-import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
-import { anonymousIdSchema, tokenSchema, userIdSchema } from '../identifiers';
+import { resolveBodySchema, resolveResponseSchema, type ResolveBody, type ResolveResponse } from '../../wire/identity';
 import { identityPorts, type IdentityRoutePorts } from './requestPorts';
-import { resolveVisitor, type ResolveInput, type ResolveResult } from '../resolveService';
+import { resolveVisitor, type ResolveInput } from '../resolveService';
 
 /** `POST /v1/resolve`: the visitor's trust tier, what the app may show, and what to do next. */
-export interface ResolveBody {
-  anonymousId?: string | null;
-  userId?: string | null;
-  idToken?: string | null;
-  passkeyAvailable?: boolean | null;
-}
-
-export const resolveBodySchema: JSONSchemaType<ResolveBody> = {
-  type: 'object',
-  required: [],
-  properties: {
-    anonymousId: { ...anonymousIdSchema, nullable: true },
-    userId: { ...userIdSchema, nullable: true },
-    idToken: { ...tokenSchema, nullable: true },
-    passkeyAvailable: { type: 'boolean', nullable: true, 'x-invalid': 'must be a boolean' },
-  },
-  'x-invalid': { type: 'must be an object' },
-};
-
-export type { ResolveResult };
-
 /** After validation: something to resolve (a rule across fields). */
 export function resolveInput(body: ResolveBody): ResolveInput {
   const input: ResolveInput = { anonymousId: body.anonymousId ?? null, userId: body.userId ?? null, idToken: body.idToken ?? null, passkeyAvailable: body.passkeyAvailable === true };
@@ -36,16 +14,17 @@ export function resolveInput(body: ResolveBody): ResolveInput {
   return input;
 }
 
-export const resolveRoute = route<ResolveBody, Record<string, string>, IdentityRoutePorts>({
+export const resolveRoute = route<ResolveBody, Record<string, string>, Record<string, string>, ResolveResponse, IdentityRoutePorts>({
   method: 'POST',
   path: '/v1/resolve',
   key: 'any',
   rateLimit: 'entitlements',
   body: resolveBodySchema,
+  response: resolveResponseSchema,
   cacheControl: 'private, no-store',
   async handler(ctx) {
     const { ports, caller } = identityPorts(ctx);
-    const body: ResolveResult = await resolveVisitor(ports, caller, resolveInput(ctx.body));
+    const body: ResolveResponse = await resolveVisitor(ports, caller, resolveInput(ctx.body));
     return { body };
   },
 });

@@ -40,7 +40,11 @@ interface IdempotencyRecord {
 const ALREADY_EXISTS = 6;
 const FAILED_PRECONDITION = 9;
 
-export async function withIdempotency(ctx: RequestContext, route: string, run: () => Promise<Reply>): Promise<Reply> {
+/**
+ * `Response`: the route's 2xx body; a replay answers the body stored from the first answer of
+ * the same route and key, with `idempotent_replay: true` (which the route's schema admits).
+ */
+export async function withIdempotency<Response>(ctx: RequestContext<unknown, unknown, unknown, unknown>, route: string, run: () => Promise<Reply<Response>>): Promise<Reply<Response>> {
   const key = ctx.header('idempotency-key');
   if (key === undefined) return run();
   if (!KEY_PATTERN.test(key)) throw invalidParam('Idempotency-Key must be 1–255 printable ASCII characters.');
@@ -49,9 +53,9 @@ export async function withIdempotency(ctx: RequestContext, route: string, run: (
 
   const [existing] = await ctx.scope.getAll(ref);
   const claim = await claimOrAnswer(ctx, ref, existing, route, requestHash);
-  if ('reply' in claim) return claim.reply;
+  if ('reply' in claim) return claim.reply as Reply<Response>;
 
-  let reply: Reply;
+  let reply: Reply<Response>;
   try {
     reply = await run();
   } catch (err) {
@@ -69,7 +73,7 @@ export async function withIdempotency(ctx: RequestContext, route: string, run: (
 
 type ClaimOutcome = { writeTime: Timestamp } | { reply: Reply };
 
-async function claimOrAnswer(ctx: RequestContext, ref: DocumentReference, snapshot: DocumentSnapshot, route: string, requestHash: string): Promise<ClaimOutcome> {
+async function claimOrAnswer(ctx: RequestContext<unknown, unknown, unknown, unknown>, ref: DocumentReference, snapshot: DocumentSnapshot, route: string, requestHash: string): Promise<ClaimOutcome> {
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const now = ctx.deps.clock.now();
     const record = snapshot.exists ? (snapshot.data() as IdempotencyRecord) : null;
@@ -116,7 +120,7 @@ function inProgress(retryAfterMs: number): DomainError<'rate_limited'> {
   });
 }
 
-async function release(ctx: RequestContext, ref: DocumentReference, writeTime: Timestamp): Promise<void> {
+async function release(ctx: RequestContext<unknown, unknown, unknown, unknown>, ref: DocumentReference, writeTime: Timestamp): Promise<void> {
   await countedWrite(() => ref.delete({ lastUpdateTime: writeTime })).catch(ignorePrecondition);
 }
 

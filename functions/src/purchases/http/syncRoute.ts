@@ -1,21 +1,10 @@
-import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
-import { UUID_PATTERN } from '../../identity/identifiers';
+import { purchaseResultSchema, syncBodySchema, type PurchaseResult, type SyncBody } from '../../wire/purchases';
 import { withIdempotency } from './idempotency';
-import { syncApplePurchase, type AppleSyncInput } from '../syncService';
+import { syncApplePurchase } from '../syncService';
 import type { TaskQueue } from '../../tasks/queue';
 import type { RailEdges } from '../../rails/edges';
-
-/**
- * `POST /v1/purchases/sync` (legacy `/v1/purchases`): App Store transactions only; Stripe and
- * Google Play purchases arrive through their webhooks. Honors `Idempotency-Key`.
- */
-export interface SyncBody extends AppleSyncInput {
-  rail: 'apple';
-  /** Accepted for older SDKs, not used: the verified transaction says its environment. */
-  environment?: string;
-}
 
 /**
  * Where each other rail's purchases arrive. Checked before the schema: a caller that names
@@ -34,33 +23,18 @@ export function checkSyncRail(body: unknown): void {
   }
 }
 
-const JWS = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$';
-const jws = { type: 'string', minLength: 1, maxLength: 32768, pattern: JWS } as const;
-
-export const syncBodySchema: JSONSchemaType<SyncBody> = {
-  type: 'object',
-  required: ['rail', 'signedTransactionInfo'],
-  properties: {
-    rail: {
-      type: 'string',
-      const: 'apple',
-      'x-invalid': 'only `apple` is synced here; Stripe and Google Play purchases arrive through their webhooks, /v1/webhooks/stripe/{projectId} and /v1/webhooks/google/{projectId}',
-    },
-    signedTransactionInfo: jws,
-    signedRenewalInfo: { ...jws, nullable: true },
-    appAccountToken: { type: 'string', pattern: UUID_PATTERN.source, nullable: true },
-    environment: { type: 'string', nullable: true },
-  },
-};
-
-
-export const purchaseSyncRoute = route<SyncBody, Record<string, string>, { tasks: TaskQueue; rails: RailEdges }>({
+/**
+ * `POST /v1/purchases/sync` (legacy `/v1/purchases`): App Store transactions only; Stripe and
+ * Google Play purchases arrive through their webhooks. Honors `Idempotency-Key`.
+ */
+export const purchaseSyncRoute = route<SyncBody, Record<string, string>, Record<string, string>, PurchaseResult, { tasks: TaskQueue; rails: RailEdges }>({
   method: 'POST',
   path: '/v1/purchases/sync',
   aliases: ['/v1/purchases'],
   key: 'any',
   rateLimit: 'purchases',
   body: syncBodySchema,
+  response: purchaseResultSchema,
   cacheControl: 'no-store',
   maxBodyBytes: 128 * 1024,
   beforeValidation: ({ body }) => checkSyncRail(body),

@@ -1,4 +1,4 @@
-import type { Reply } from '../../http/route';
+import type { RailReply } from './ports';
 import { toWireEnv, type Env } from '../../store/env';
 import type { RailDecision } from '../decision';
 
@@ -8,7 +8,7 @@ import type { RailDecision } from '../decision';
  * misconfigured, provider or store unavailable) is answered with an error status instead, and
  * the rail's retry gets another chance.
  */
-export function recorded(eventId: string, env: Env, outcome: RailDecision): Reply {
+export function recorded(eventId: string, env: Env, outcome: RailDecision): RailReply {
   return {
     status: 200,
     body: {

@@ -1,6 +1,6 @@
 import type { JWSRenewalInfoDecodedPayload, JWSTransactionDecodedPayload, ResponseBodyV2DecodedPayload } from '@apple/app-store-server-library';
 import { invalidParam } from '../../http/errors';
-import type { Reply } from '../../http/route';
+
 import { toWireEnv, type Env } from '../../store/env';
 import { recorded } from './answer';
 import type { AppleRailConfig } from '../config';
@@ -15,7 +15,7 @@ import { appleRevenue } from '../apple/revenue';
 import { appleNotificationProblem, appleRenewalProblem, appleTransactionProblem } from '../apple/shape';
 import { appleEventName, appleSnapshot } from '../apple/state';
 import { AppleVerificationFailed, appleVerifiers, claimedNotificationEnvironment, type AppleEnvironment } from '../apple/verifier';
-import type { RailRequest, RailRouteDeps } from './ports';
+import type { RailRequest, RailRouteDeps, RailReply } from './ports';
 
 /**
  * `POST /v1/webhooks/apple/{projectId}`: App Store Server Notifications V2. The body is
@@ -24,7 +24,7 @@ import type { RailRequest, RailRouteDeps } from './ports';
  * (`Production` → production, anything else → sandbox, which the verifier then enforces).
  * De-duplicated on `notificationUUID`; an older `signedDate` never overwrites newer state.
  */
-export async function handleAppleNotification(ctx: RailRequest): Promise<Reply> {
+export async function handleAppleNotification(ctx: RailRequest): Promise<RailReply> {
   const { deps } = ctx;
   const receivedAt = deps.clock.now();
   const target = await loadWebhookTarget(ctx.params.projectId);
@@ -76,7 +76,7 @@ async function verifyNotification(deps: RailRouteDeps, config: AppleRailConfig, 
   return { payload, transaction, renewal };
 }
 
-async function decide(ctx: RailRequest, target: WebhookTarget, env: Env, verified: VerifiedNotification, receivedAt: number): Promise<Reply> {
+async function decide(ctx: RailRequest, target: WebhookTarget, env: Env, verified: VerifiedNotification, receivedAt: number): Promise<RailReply> {
   const { deps } = ctx;
   const { payload, transaction, renewal } = verified;
   const scope = verifiedScope(target, env);

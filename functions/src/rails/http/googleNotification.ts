@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { invalidParam } from '../../http/errors';
-import type { Reply } from '../../http/route';
+
 import type { Env } from '../../store/env';
 import { recorded } from './answer';
 import type { GoogleRailConfig } from '../config';
@@ -17,7 +17,7 @@ import { PushTokenRejected, verifyPushToken } from '../google/pushToken';
 import { googleRevenue } from '../google/revenue';
 import { playSnapshot } from '../google/state';
 import type { TaskQueue } from '../../tasks/queue';
-import type { RailRequest } from './ports';
+import type { RailRequest, RailReply } from './ports';
 
 /**
  * `POST /v1/webhooks/google/{projectId}`: Play real-time developer notifications pushed by
@@ -28,7 +28,7 @@ import type { RailRequest } from './ports';
  */
 const REVOKED = 12;
 
-export async function handleGoogleNotification(ctx: RailRequest): Promise<Reply> {
+export async function handleGoogleNotification(ctx: RailRequest): Promise<RailReply> {
   const { deps } = ctx;
   const receivedAt = deps.clock.now();
   const target = await loadWebhookTarget(ctx.params.projectId);
@@ -51,7 +51,7 @@ export async function handleGoogleNotification(ctx: RailRequest): Promise<Reply>
     eventAt: Number(notification.eventTimeMillis) || receivedAt,
     receivedAt,
   };
-  const acknowledge = async (reason: string, type: string): Promise<Reply> => {
+  const acknowledge = async (reason: string, type: string): Promise<RailReply> => {
     const scope = verifiedScope(target, 'live');
     const outcome = await decideRailEvent({
       ...base,
@@ -114,7 +114,7 @@ async function reconcile(
   purchaseToken: string,
   type: string,
   takenBack: TakenBack | null,
-): Promise<Reply> {
+): Promise<RailReply> {
   const { deps } = ctx;
   const subscriptionId = purchaseTokenHash(purchaseToken);
   const readAt = deps.clock.now();
@@ -175,7 +175,7 @@ function playHints(purchaseToken: string, play: PlaySubscription): { rail: RailI
   return { rail, namedCustomerId: account };
 }
 
-function answer(target: WebhookTarget, env: Env, eventId: string, outcome: RailDecision): Reply {
+function answer(target: WebhookTarget, env: Env, eventId: string, outcome: RailDecision): RailReply {
   railLogs.notificationDecided('google', target.projectId, env, eventId, outcome.decision, outcome.reason, outcome.duplicate);
   return recorded(eventId, env, outcome);
 }

@@ -4,7 +4,8 @@ import type { AuditEntry } from '../../audit/model';
 import type { CatalogRail } from '../../wire/vocabulary';
 import { getAllInTx } from '../../entitlements/projection';
 import { ApiError } from '../../http/errors';
-import type { Reply, RequestContext } from '../../http/route';
+import type { RequestContext } from '../../http/route';
+import type { RailReply } from './ports';
 import type { Env } from '../../store/env';
 import { isUsableDocId, truncateText } from '../../store/ids';
 import type { EnvScope } from '../../store/scope';
@@ -104,7 +105,7 @@ export async function answerUnusable(
   unusable: UnusableNotification,
   verifiedBytes: Buffer | string,
   receivedAt: number,
-): Promise<Reply> {
+): Promise<RailReply> {
   const eventId = rejectionEventId(rail, unusable.eventId, verifiedBytes);
   const outcome = await auditVerifiedRejection({
     scope: verifiedScope(target, env),

@@ -3,6 +3,7 @@ import { handleAppleNotification } from './appleNotification';
 import { handleGoogleNotification } from './googleNotification';
 import { handleStripeNotification } from './stripeNotification';
 import type { RailRoutePorts } from './ports';
+import { railNotificationResponseSchema, webhookParamsSchema, type RailNotificationResponse, type WebhookParams } from '../../wire/rails';
 
 /**
  * Inbound rail notifications, mounted by app/groups.ts in the `webhooks` group. They take no
@@ -10,29 +11,35 @@ import type { RailRoutePorts } from './ports';
  * environment-scoped data is touched. `rawBody`: the pipeline hands them the bytes unparsed,
  * so a body is judged (and a verified but unusable one journaled) only after verification.
  */
-export const stripeWebhookRoute = route<unknown, Record<string, string>, RailRoutePorts>({
+export const stripeWebhookRoute = route<unknown, Record<string, string>, WebhookParams, RailNotificationResponse, RailRoutePorts>({
   method: 'POST',
   path: '/v1/webhooks/stripe/:projectId',
   key: 'none',
   rawBody: true,
+  params: webhookParamsSchema,
+  response: railNotificationResponseSchema,
   cacheControl: 'no-store',
   handler: handleStripeNotification,
 });
 
-export const appleWebhookRoute = route<unknown, Record<string, string>, RailRoutePorts>({
+export const appleWebhookRoute = route<unknown, Record<string, string>, WebhookParams, RailNotificationResponse, RailRoutePorts>({
   method: 'POST',
   path: '/v1/webhooks/apple/:projectId',
   key: 'none',
   rawBody: true,
+  params: webhookParamsSchema,
+  response: railNotificationResponseSchema,
   cacheControl: 'no-store',
   handler: handleAppleNotification,
 });
 
-export const googleWebhookRoute = route<unknown, Record<string, string>, RailRoutePorts>({
+export const googleWebhookRoute = route<unknown, Record<string, string>, WebhookParams, RailNotificationResponse, RailRoutePorts>({
   method: 'POST',
   path: '/v1/webhooks/google/:projectId',
   key: 'none',
   rawBody: true,
+  params: webhookParamsSchema,
+  response: railNotificationResponseSchema,
   cacheControl: 'no-store',
   handler: handleGoogleNotification,
 });

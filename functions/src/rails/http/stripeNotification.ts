@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import { stripeLibrary } from '../stripe/library';
 import { invalidParam } from '../../http/errors';
-import type { Reply } from '../../http/route';
+
 import { toWireEnv, type Env } from '../../store/env';
 import { isUsableDocId } from '../../store/ids';
 import type { EnvScope } from '../../store/scope';
@@ -31,7 +31,7 @@ import { readStripeSubscription } from '../stripe/provider';
 import { stripeRevenue } from '../stripe/revenue';
 import { stripeEventProblem } from '../stripe/shape';
 import { stripeSnapshot, type StripeOverlay } from '../stripe/state';
-import type { RailRequest, RailRouteDeps } from './ports';
+import type { RailRequest, RailRouteDeps, RailReply } from './ports';
 
 /**
  * `POST /v1/webhooks/stripe/{projectId}`: the `Stripe-Signature` header is checked on the raw
@@ -54,7 +54,7 @@ const INVOICE_EVENTS = new Set(['invoice.paid', 'invoice.payment_succeeded', 'in
 const PAID_INVOICE_EVENTS = new Set(['invoice.paid', 'invoice.payment_succeeded']);
 const CHECKOUT_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
 
-export async function handleStripeNotification(ctx: RailRequest): Promise<Reply> {
+export async function handleStripeNotification(ctx: RailRequest): Promise<RailReply> {
   const { deps } = ctx;
   const receivedAt = deps.clock.now();
   const target = await loadWebhookTarget(ctx.params.projectId);

@@ -1,5 +1,6 @@
 import { route } from '../../http/route';
 import { DEFAULT_SURFACE, parseSdkVersion, SDK_VERSIONS } from '../surfaces';
+import { configResponseSchema, type ConfigResponse } from '../../wire/sdk';
 
 /** Optional per-project, per-environment overrides at `projects/{p}/envs/{env}/settings/sdk`. */
 interface SdkSettings {
@@ -24,10 +25,11 @@ export const DEFAULT_ERROR_NOISE_DENY_LIST = {
  */
 export const CONFIG_VARY = ['Authorization', 'Service-Api-Key', 'Origin', 'X-Service-Bundle-Id', 'X-Service-Package-Name', 'Service-Sdk-Version'].join(', ');
 
-export const configRoute = route({
+export const configRoute = route<unknown, Record<string, string>, Record<string, string>, ConfigResponse>({
   method: 'GET',
   path: '/v1/config',
   key: 'publishable',
+  response: configResponseSchema,
   cacheControl: 'public, max-age=60',
   handler: async (ctx) => {
     const { auth, scope } = ctx;

@@ -3,13 +3,15 @@ import { normaliseOrigin } from '../../keys/origins';
 import { route } from '../../http/route';
 import { parseSdkVersion } from '../surfaces';
 import type { LivenessRecorder } from '../liveness';
+import { heartbeatResponseSchema, type HeartbeatResponse } from '../../wire/sdk';
 
-export const heartbeatRoute = route<unknown, Record<string, string>, { liveness: LivenessRecorder }>({
+export const heartbeatRoute = route<unknown, Record<string, string>, Record<string, string>, HeartbeatResponse, { liveness: LivenessRecorder }>({
   method: 'GET',
   path: '/v1/sdk/heartbeat',
   key: 'any',
   rateLimit: 'heartbeat',
   allowEmptyWebAllowlist: true,
+  response: heartbeatResponseSchema,
   cacheControl: 'no-store',
   handler: async (ctx) => {
     const { auth, scope, deps } = ctx;

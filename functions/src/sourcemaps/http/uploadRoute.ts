@@ -1,25 +1,17 @@
 import { route } from '../../http/route';
+import { sourcemapBatchResponseSchema, uploadBodySchema, type SourcemapBatchResponse, type UploadBody } from '../../wire/sourcemaps';
 import { MAX_UPLOAD_BODY_BYTES } from '../limits';
 import { sourcemapLogs } from '../logs';
-import { requireKeyEnvironment, uploadBodySchema, type UploadRequest } from './uploadRequest';
-import { uploadSourceMapBatch, type FileErrorRow, type FileResultRow } from '../uploadService';
+import { requireKeyEnvironment } from './uploadRequest';
+import { uploadSourceMapBatch } from '../uploadService';
 
 /** `POST /v1/releases/sourcemaps`: secret key only; storage now, resolution at read time. */
-export interface SourcemapBatchResponse {
-  object: 'sourcemap_batch';
-  release: string;
-  environment: 'production' | 'sandbox';
-  uploaded: number;
-  skipped: number;
-  errors: FileErrorRow[];
-  results: FileResultRow[];
-}
-
-export const uploadSourcemapsRoute = route<UploadRequest>({
+export const uploadSourcemapsRoute = route<UploadBody, Record<string, string>, Record<string, string>, SourcemapBatchResponse>({
   method: 'POST',
   path: '/v1/releases/sourcemaps',
   key: 'secret',
   body: uploadBodySchema,
+  response: sourcemapBatchResponseSchema,
   maxBodyBytes: MAX_UPLOAD_BODY_BYTES,
   cacheControl: 'no-store',
   handler: async (ctx) => {

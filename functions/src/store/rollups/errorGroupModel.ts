@@ -53,4 +53,3 @@ export interface ErrorGroupShard {
 
 export const groupShardId = (fingerprint: string, shard: number): string => `${fingerprint}_${shard}`;
 export const groupCustomerId = (fingerprint: string, customerId: string): string => `${fingerprint}_${customerId}`;
-export const FINGERPRINT_PATTERN = /^[0-9a-f]{32}$/;
