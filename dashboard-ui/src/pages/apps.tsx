@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
 import { AuditLink, ErrorBox, Field, GraceSelect, OnceSecret, Show, Time, useAction, useResource } from '../ui';
-import type { AppRow as App, KeyRow } from '../../../functions/src/wire/dashboard';
+import type { AppRow as App, CreatedApp, CreatedKeys, KeyRow, RevokedKey, RotatedKey } from '../../../functions/src/wire/dashboard';
 
 
 export function AppsPage(props: PageProps) {
@@ -30,7 +30,7 @@ function CreateApp(props: PageProps & { onCreated: () => void }) {
   const [origins, setOrigins] = useState('');
   const [bundleId, setBundleId] = useState('');
   const [packageName, setPackageName] = useState('');
-  const action = useAction((body: object) => call<{ appId: string }>('POST', inProject(props.projectId, props.env, '/apps'), body));
+  const action = useAction((body: object) => call<CreatedApp>('POST', inProject(props.projectId, props.env, '/apps'), body));
   return (
     <form
       class="card form-grid"
@@ -81,7 +81,7 @@ function CreateApp(props: PageProps & { onCreated: () => void }) {
 
 function AppCard({ app, page, onChanged, onSecret }: { app: App; page: PageProps; onChanged: () => void; onSecret: (s: { label: string; value: string; auditEventId?: string }) => void }) {
   const base = (path: string) => inProject(page.projectId, page.env, path);
-  const create = useAction(() => call<{ publishable: { key: string }; secret: { key: string }; auditEventId?: string }>('POST', base(`/apps/${app.appId}/keys`)));
+  const create = useAction(() => call<CreatedKeys>('POST', base(`/apps/${app.appId}/keys`)));
   const hasCurrent = app.keys.some((k) => k.state === 'active');
   return (
     <article class="card app" data-app-id={app.appId}>
@@ -166,8 +166,8 @@ function KeyRowView({ row, page, onChanged, onSecret }: { row: KeyRow; page: Pag
   const [grace, setGrace] = useState('7d');
   const [confirming, setConfirming] = useState(false);
   const base = (path: string) => inProject(page.projectId, page.env, path);
-  const rotate = useAction(() => call<{ newKey: { id: string; key: string }; auditEventId?: string }>('POST', base(`/keys/${row.id}/rotate`), { grace }));
-  const revoke = useAction(() => call<{ auditEventId?: string }>('POST', base(`/keys/${row.id}/revoke`)));
+  const rotate = useAction(() => call<RotatedKey>('POST', base(`/keys/${row.id}/rotate`), { grace }));
+  const revoke = useAction(() => call<RevokedKey>('POST', base(`/keys/${row.id}/revoke`)));
   return (
     <tr data-key-id={row.id}>
       <td>{row.kind}</td>

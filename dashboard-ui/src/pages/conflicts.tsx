@@ -2,7 +2,7 @@ import { call, inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
 import { AuditLink, ErrorBox, Show, Time, useAction, useResource } from '../ui';
 import { useState } from 'preact/hooks';
-import type { ConflictRow as Conflict, IdentitySettings } from '../../../functions/src/wire/dashboard';
+import type { ConflictResolution, ConflictRow as Conflict, IdentitySettings } from '../../../functions/src/wire/dashboard';
 
 
 
@@ -59,7 +59,7 @@ export function ConflictsPage(props: PageProps) {
 }
 
 function ConflictCard({ conflict, page, onResolved }: { conflict: Conflict; page: PageProps; onResolved: (r: { id: string; decision: string; auditEventId: string | null }) => void }) {
-  const action = useAction((decision: 'merge' | 'keep_separate') => call<{ decision: string; auditEventId: string | null }>('POST', inProject(page.projectId, page.env, `/conflicts/${encodeURIComponent(conflict.conflictId)}/resolve`), { decision }));
+  const action = useAction((decision: 'merge' | 'keep_separate') => call<ConflictResolution>('POST', inProject(page.projectId, page.env, `/conflicts/${encodeURIComponent(conflict.conflictId)}/resolve`), { decision }));
   const ids = [conflict.canonicalCustomerId, ...conflict.otherCustomerIds];
   const resolve = async (decision: 'merge' | 'keep_separate') => {
     const result = await action.act(decision);

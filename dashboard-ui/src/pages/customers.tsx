@@ -6,7 +6,7 @@ import { AuditLink, ErrorBox, Field, Show, Time, useAction, useResource } from '
 import { AuditTable, type AuditEntry } from './audit';
 import { CustomerList } from './customerList';
 import { OlderPages } from './olderPages';
-import type { CustomerView as Customer, RecentEventWire as RecentEvent } from '../../../functions/src/wire/dashboard';
+import type { CustomerView as Customer, ErasureQueued, GrantChange, RecentEventWire as RecentEvent } from '../../../functions/src/wire/dashboard';
 
 
 
@@ -225,7 +225,7 @@ function GrantForm({ page, customerId, onChanged }: { page: PageProps; customerI
   const [duration, setDuration] = useState('P30D');
   const [reason, setReason] = useState('');
   const [done, setDone] = useState<string | null>(null);
-  const action = useAction((body: object) => call<{ auditEventId: string; decision: string }>('POST', inProject(page.projectId, page.env, `/customers/${encodeURIComponent(customerId)}/grant`), body));
+  const action = useAction((body: object) => call<GrantChange>('POST', inProject(page.projectId, page.env, `/customers/${encodeURIComponent(customerId)}/grant`), body));
   return (
     <form
       class="card form-grid"
@@ -272,7 +272,7 @@ function GrantForm({ page, customerId, onChanged }: { page: PageProps; customerI
 
 function RevokeForm({ page, customerId, entitlementKey, onChanged }: { page: PageProps; customerId: string; entitlementKey: string; onChanged: () => void }) {
   const [reason, setReason] = useState('');
-  const action = useAction(() => call<{ auditEventId: string }>('POST', inProject(page.projectId, page.env, `/customers/${encodeURIComponent(customerId)}/revoke`), { entitlementKey, reason }));
+  const action = useAction(() => call<GrantChange>('POST', inProject(page.projectId, page.env, `/customers/${encodeURIComponent(customerId)}/revoke`), { entitlementKey, reason }));
   return (
     <form
       class="inline-form"
@@ -293,7 +293,7 @@ function RevokeForm({ page, customerId, entitlementKey, onChanged }: { page: Pag
 
 function EraseForm({ page, customerId, onChanged }: { page: PageProps; customerId: string; onChanged: () => void }) {
   const [confirm, setConfirm] = useState('');
-  const action = useAction(() => call('POST', inProject(page.projectId, page.env, `/customers/${encodeURIComponent(customerId)}/erase`), { confirmCustomerId: confirm }));
+  const action = useAction(() => call<ErasureQueued>('POST', inProject(page.projectId, page.env, `/customers/${encodeURIComponent(customerId)}/erase`), { confirmCustomerId: confirm }));
   return (
     <form
       class="card danger-zone"

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, inProject } from '../api';
 import { linkTo, type PageProps } from '../context';
 import { AuditLink, ErrorBox, Field, GraceSelect, OnceSecret, Show, Time, useAction, useResource } from '../ui';
-import type { DeliveryRow as Delivery, EndpointViewWire as Endpoint } from '../../../functions/src/wire/dashboard';
+import type { CreatedEndpoint, DeletedEndpoint, DeliveryRow as Delivery, EndpointChange, EndpointViewWire as Endpoint, ReplayQueued, RotatedSecret, TestEventSent } from '../../../functions/src/wire/dashboard';
 
 
 const EVENT_TYPES = ['entitlement.granted', 'entitlement.renewed', 'entitlement.revoked', 'entitlement.expired', 'entitlement.refunded', 'customer.merged', 'customer.erased', 'customer.subscription_transferred'];
@@ -35,7 +35,7 @@ export function WebhooksPage(props: PageProps) {
 function CreateEndpoint({ page, onCreated }: { page: PageProps; onCreated: (s: { label: string; value: string; auditEventId: string }) => void }) {
   const [url, setUrl] = useState('');
   const [types, setTypes] = useState<string[]>([]);
-  const action = useAction(() => call<{ endpoint: Endpoint; secret: string; auditEventId: string }>('POST', inProject(page.projectId, page.env, '/webhooks'), { url, eventTypes: types }));
+  const action = useAction(() => call<CreatedEndpoint>('POST', inProject(page.projectId, page.env, '/webhooks'), { url, eventTypes: types }));
   return (
     <form
       class="card form-grid"
@@ -81,7 +81,7 @@ function EventTypeChoice({ types, onChange }: { types: string[]; onChange: (type
 function EditEndpoint({ endpoint, page, onDone }: { endpoint: Endpoint; page: PageProps; onDone: (changed: boolean) => void }) {
   const [url, setUrl] = useState(endpoint.url);
   const [types, setTypes] = useState<string[]>(endpoint.eventTypes);
-  const save = useAction(() => call('POST', inProject(page.projectId, page.env, `/webhooks/${endpoint.endpointId}/update`), { url, eventTypes: types }));
+  const save = useAction(() => call<EndpointChange>('POST', inProject(page.projectId, page.env, `/webhooks/${endpoint.endpointId}/update`), { url, eventTypes: types }));
   return (
     <form
       class="form-grid"
@@ -111,9 +111,9 @@ function EditEndpoint({ endpoint, page, onDone }: { endpoint: Endpoint; page: Pa
 function EndpointCard({ endpoint, page, onChanged, onSecret }: { endpoint: Endpoint; page: PageProps; onChanged: () => void; onSecret: (s: { label: string; value: string; auditEventId: string }) => void }) {
   const [grace, setGrace] = useState('24h');
   const base = (path: string) => inProject(page.projectId, page.env, `/webhooks/${endpoint.endpointId}${path}`);
-  const toggle = useAction(() => call('POST', base(endpoint.enabled ? '/disable' : '/enable'), {}));
-  const rotate = useAction(() => call<{ secret: string; auditEventId: string }>('POST', base('/rotate-secret'), { grace }));
-  const remove = useAction(() => call('DELETE', base('')));
+  const toggle = useAction(() => call<EndpointChange>('POST', base(endpoint.enabled ? '/disable' : '/enable'), {}));
+  const rotate = useAction(() => call<RotatedSecret>('POST', base('/rotate-secret'), { grace }));
+  const remove = useAction(() => call<DeletedEndpoint>('DELETE', base('')));
   const [editing, setEditing] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   return (
@@ -196,8 +196,8 @@ function EndpointCard({ endpoint, page, onChanged, onSecret }: { endpoint: Endpo
 function Deliveries({ endpoint, page }: { endpoint: Endpoint; page: PageProps }) {
   const [deliveries, reload] = useResource<Delivery[]>(inProject(page.projectId, page.env, `/webhooks/${endpoint.endpointId}/deliveries`));
   const [notice, setNotice] = useState<{ text: string; auditEventId: string } | null>(null);
-  const test = useAction(() => call<{ eventId: string; auditEventId: string }>('POST', inProject(page.projectId, page.env, `/webhooks/${endpoint.endpointId}/test`)));
-  const replay = useAction((eventId: string) => call<{ auditEventId: string }>('POST', inProject(page.projectId, page.env, `/webhook-events/${encodeURIComponent(eventId)}/replay`), { endpointId: endpoint.endpointId }));
+  const test = useAction(() => call<TestEventSent>('POST', inProject(page.projectId, page.env, `/webhooks/${endpoint.endpointId}/test`)));
+  const replay = useAction((eventId: string) => call<ReplayQueued>('POST', inProject(page.projectId, page.env, `/webhook-events/${encodeURIComponent(eventId)}/replay`), { endpointId: endpoint.endpointId }));
   return (
     <section aria-label={`Deliveries to ${endpoint.endpointId}`}>
       <h3>Deliveries</h3>

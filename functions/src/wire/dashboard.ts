@@ -22,6 +22,9 @@ const platformSchema = { type: 'string', enum: ['web', 'ios', 'android'] } as co
 const roleSchema = { type: 'string', enum: ['admin', 'viewer'] } as const;
 const daysParam = { type: 'string', enum: ['7', '30', '90'] } as const;
 const cursorParam = { type: 'string', minLength: 1, maxLength: 512, pattern: '^[A-Za-z0-9_-]+$' } as const;
+const auditEventId = AUDIT_EVENT_ID.schema;
+/** Null where the change wrote no audit entry (an app created without an operator, a conflict already resolved). */
+const auditEventIdOrNull = { anyOf: [{ type: 'null' }, AUDIT_EVENT_ID.schema] } as const;
 
 // Session -----------------------------------------------------------------------------------
 
@@ -187,6 +190,41 @@ export const appsResponseSchema = dataOf({
 });
 export type AppRow = FromSchema<typeof appsResponseSchema>['data'][number];
 
+export const createAppResponseSchema = dataOf({
+  type: 'object',
+  required: ['appId', 'name', 'platform', 'auditEventId'],
+  additionalProperties: false,
+  properties: { appId: str, name: str, platform: platformSchema, auditEventId: auditEventIdOrNull },
+});
+export type CreatedApp = FromSchema<typeof createAppResponseSchema>['data'];
+
+/** A key minted by a change: its plaintext is in this answer only (never stored, never shown again). */
+const mintedKeySchema = { type: 'object', required: ['id', 'key'], additionalProperties: false, properties: { id: KEY_ID.schema, key: str } } as const;
+
+export const createKeysResponseSchema = dataOf({
+  type: 'object',
+  required: ['publishable', 'secret', 'auditEventId'],
+  additionalProperties: false,
+  properties: { publishable: mintedKeySchema, secret: mintedKeySchema, auditEventId },
+});
+export type CreatedKeys = FromSchema<typeof createKeysResponseSchema>['data'];
+
+export const rotateKeyResponseSchema = dataOf({
+  type: 'object',
+  required: ['newKey', 'oldKeyId', 'oldKeyExpiresAt', 'auditEventId'],
+  additionalProperties: false,
+  properties: { newKey: mintedKeySchema, oldKeyId: KEY_ID.schema, oldKeyExpiresAt: unixTimeSchema, auditEventId },
+});
+export type RotatedKey = FromSchema<typeof rotateKeyResponseSchema>['data'];
+
+export const revokeKeyResponseSchema = dataOf({
+  type: 'object',
+  required: ['keyId', 'revokedAt', 'auditEventId'],
+  additionalProperties: false,
+  properties: { keyId: KEY_ID.schema, revokedAt: unixTimeSchema, auditEventId },
+});
+export type RevokedKey = FromSchema<typeof revokeKeyResponseSchema>['data'];
+
 // Customers ---------------------------------------------------------------------------------
 
 export const searchQuerySchema = { type: 'object', required: ['q'], properties: { q: { type: 'string', minLength: 1, maxLength: 256 } } } as const;
@@ -308,10 +346,20 @@ export const grantChangeResponseSchema = dataOf({
   additionalProperties: false,
   properties: { grant: grantRowSchema, auditEventId: AUDIT_EVENT_ID.schema, decision: { type: 'string', enum: ['applied', 'no_op', 'rejected'] } },
 });
+export type GrantChange = FromSchema<typeof grantChangeResponseSchema>['data'];
 
 /** Erasure asks the operator to type the customer id again (the page's confirmation). */
 export const eraseBodySchema = { type: 'object', required: ['confirmCustomerId'], properties: { confirmCustomerId: { type: 'string', minLength: 1, maxLength: 200 } } } as const;
 export type EraseBody = FromSchema<typeof eraseBodySchema>;
+
+/** The erasure is queued (identity/forgetService.ts); `customerId` is the record erased (a merged customer's canonical one). */
+export const eraseResponseSchema = dataOf({
+  type: 'object',
+  required: ['customerId', 'queuedAt'],
+  additionalProperties: false,
+  properties: { customerId: { anyOf: [{ type: 'null' }, CUSTOMER_ID.schema] }, queuedAt: unixTimeSchema },
+});
+export type ErasureQueued = FromSchema<typeof eraseResponseSchema>['data'];
 
 // Conflicts ---------------------------------------------------------------------------------
 
@@ -345,6 +393,23 @@ export type ConflictIdParams = FromSchema<typeof conflictIdParamsSchema>;
 
 export const resolveConflictBodySchema = { type: 'object', required: ['decision'], properties: { decision: { type: 'string', enum: ['merge', 'keep_separate'] } } } as const;
 export type ResolveConflictBody = FromSchema<typeof resolveConflictBodySchema>;
+
+/** identity/conflicts.ts's MergeReport. */
+export const resolveConflictResponseSchema = dataOf({
+  type: 'object',
+  required: ['conflictId', 'decision', 'canonicalCustomerId', 'mergedCustomerIds', 'movedIdentities', 'movedGrants', 'auditEventId'],
+  additionalProperties: false,
+  properties: {
+    conflictId: str,
+    decision: { type: 'string', enum: ['merged', 'kept_separate'] },
+    canonicalCustomerId: CUSTOMER_ID.schema,
+    mergedCustomerIds: { type: 'array', items: CUSTOMER_ID.schema },
+    movedIdentities: count,
+    movedGrants: count,
+    auditEventId: auditEventIdOrNull,
+  },
+});
+export type ConflictResolution = FromSchema<typeof resolveConflictResponseSchema>['data'];
 
 // Rails -------------------------------------------------------------------------------------
 
@@ -530,6 +595,41 @@ export type EndpointViewWire = FromSchema<typeof endpointViewSchema>;
 
 export const webhookEndpointsResponseSchema = dataOf({ type: 'array', items: endpointViewSchema });
 
+/** The signing secret is in the answer of the change that mints it only (create, rotate). */
+export const createEndpointResponseSchema = dataOf({
+  type: 'object',
+  required: ['endpoint', 'secret', 'auditEventId'],
+  additionalProperties: false,
+  properties: { endpoint: endpointViewSchema, secret: str, auditEventId },
+});
+export type CreatedEndpoint = FromSchema<typeof createEndpointResponseSchema>['data'];
+
+/** The answer of update, disable and enable: the endpoint as it now is. */
+export const endpointChangeResponseSchema = dataOf({
+  type: 'object',
+  required: ['endpoint', 'auditEventId'],
+  additionalProperties: false,
+  properties: { endpoint: endpointViewSchema, auditEventId },
+});
+export type EndpointChange = FromSchema<typeof endpointChangeResponseSchema>['data'];
+
+/** `secretsNotRemoved`: the secret references the secret store could not delete (named so the operator can remove them by hand). */
+export const deleteEndpointResponseSchema = dataOf({
+  type: 'object',
+  required: ['endpointId', 'deleted', 'auditEventId', 'secretsRemoved', 'secretsNotRemoved'],
+  additionalProperties: false,
+  properties: { endpointId: str, deleted: { const: true }, auditEventId, secretsRemoved: count, secretsNotRemoved: { type: 'array', items: str } },
+});
+export type DeletedEndpoint = FromSchema<typeof deleteEndpointResponseSchema>['data'];
+
+export const rotateSecretResponseSchema = dataOf({
+  type: 'object',
+  required: ['endpoint', 'secret', 'previousSecretExpiresAt', 'auditEventId'],
+  additionalProperties: false,
+  properties: { endpoint: endpointViewSchema, secret: str, previousSecretExpiresAt: unixTimeSchema, auditEventId },
+});
+export type RotatedSecret = FromSchema<typeof rotateSecretResponseSchema>['data'];
+
 const deliverySchema = {
   type: 'object',
   required: ['deliveryId', 'eventId', 'eventType', 'replay', 'state', 'attempts', 'attemptCount', 'nextRetryAt', 'createdAt'],
@@ -562,6 +662,7 @@ export const testEventResponseSchema = dataOf({
   additionalProperties: false,
   properties: { eventId: WEBHOOK_EVENT_ID.schema, endpointId: str, deliveryId: str, auditEventId: AUDIT_EVENT_ID.schema },
 });
+export type TestEventSent = FromSchema<typeof testEventResponseSchema>['data'];
 
 export const replayResponseSchema = dataOf({
   type: 'object',
@@ -574,3 +675,4 @@ export const replayResponseSchema = dataOf({
     auditEventId: AUDIT_EVENT_ID.schema,
   },
 });
+export type ReplayQueued = FromSchema<typeof replayResponseSchema>['data'];

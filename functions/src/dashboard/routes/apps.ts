@@ -1,4 +1,18 @@
-import { appIdParamsSchema, appsResponseSchema, createAppBodySchema, graceBodySchema, keyIdParamsSchema, type AppIdParams, type CreateAppBody, type GraceBody, type KeyIdParams } from '../../wire/dashboard';
+import {
+  appIdParamsSchema,
+  appsResponseSchema,
+  createAppBodySchema,
+  createAppResponseSchema,
+  createKeysResponseSchema,
+  graceBodySchema,
+  keyIdParamsSchema,
+  revokeKeyResponseSchema,
+  rotateKeyResponseSchema,
+  type AppIdParams,
+  type CreateAppBody,
+  type GraceBody,
+  type KeyIdParams,
+} from '../../wire/dashboard';
 import { GRACES } from './grace';
 import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 
@@ -18,6 +32,7 @@ export const createAppRoute = dashboardRoute<CreateAppBody>({
   path: `${IN_PROJECT}/apps`,
   key: 'operator',
   body: createAppBodySchema,
+  response: createAppResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => {
     const { platform, name, allowedOrigins, bundleId, packageName } = ctx.body;
@@ -31,6 +46,7 @@ export const createKeysRoute = dashboardRoute<unknown, Record<string, string>, A
   path: `${IN_PROJECT}/apps/:appId/keys`,
   key: 'operator',
   params: appIdParamsSchema,
+  response: createKeysResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.createKeys(ctx.params.appId)),
 });
@@ -42,6 +58,7 @@ export const rotateKeyRoute = dashboardRoute<GraceBody, Record<string, string>, 
   key: 'operator',
   body: graceBodySchema,
   params: keyIdParamsSchema,
+  response: rotateKeyResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.rotateKey(ctx.params.keyId, GRACES[ctx.body.grace])),
 });
@@ -51,6 +68,7 @@ export const revokeKeyRoute = dashboardRoute<unknown, Record<string, string>, Ke
   path: `${IN_PROJECT}/keys/:keyId/revoke`,
   key: 'operator',
   params: keyIdParamsSchema,
+  response: revokeKeyResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.revokeKey(ctx.params.keyId)),
 });

@@ -1,4 +1,4 @@
-import { conflictIdParamsSchema, conflictsResponseSchema, identitySettingsResponseSchema, resolveConflictBodySchema, type ConflictIdParams, type ResolveConflictBody } from '../../wire/dashboard';
+import { conflictIdParamsSchema, conflictsResponseSchema, identitySettingsResponseSchema, resolveConflictBodySchema, resolveConflictResponseSchema, type ConflictIdParams, type ResolveConflictBody } from '../../wire/dashboard';
 import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** The review queue of identity conflicts: both customers side by side; merge or keep separate. */
@@ -29,6 +29,7 @@ export const resolveConflictRoute = dashboardRoute<ResolveConflictBody, Record<s
   key: 'operator',
   body: resolveConflictBodySchema,
   params: conflictIdParamsSchema,
+  response: resolveConflictResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.resolveConflict(ctx.params.conflictId, ctx.body.decision)),
 });

@@ -6,6 +6,7 @@ import {
   customerListResponseSchema,
   customerResponseSchema,
   eraseBodySchema,
+  eraseResponseSchema,
   grantChangeResponseSchema,
   historyQuerySchema,
   searchQuerySchema,
@@ -127,6 +128,7 @@ export const eraseRoute = dashboardRoute<EraseBody, Record<string, string>, Cust
   key: 'operator',
   body: eraseBodySchema,
   params: customerIdParamsSchema,
+  response: eraseResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => {
     const { customerId } = ctx.params;

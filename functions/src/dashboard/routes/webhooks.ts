@@ -1,12 +1,16 @@
 import {
   createEndpointBodySchema,
+  createEndpointResponseSchema,
+  deleteEndpointResponseSchema,
   deliveriesQuerySchema,
   deliveriesResponseSchema,
   disableEndpointBodySchema,
+  endpointChangeResponseSchema,
   endpointIdParamsSchema,
   graceBodySchema,
   replayBodySchema,
   replayResponseSchema,
+  rotateSecretResponseSchema,
   testEventResponseSchema,
   updateEndpointBodySchema,
   webhookEndpointsResponseSchema,
@@ -45,6 +49,7 @@ export const createEndpointRoute = dashboardRoute<CreateEndpointBody>({
   path: `${IN_PROJECT}/webhooks`,
   key: 'operator',
   body: createEndpointBodySchema,
+  response: createEndpointResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.createWebhookEndpoint(ctx.body.url, ctx.body.eventTypes ?? [])),
 });
@@ -55,6 +60,7 @@ export const updateEndpointRoute = dashboardRoute<UpdateEndpointBody, Record<str
   key: 'operator',
   body: updateEndpointBodySchema,
   params: endpointIdParamsSchema,
+  response: endpointChangeResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.updateWebhookEndpoint(ctx.params.endpointId, { url: ctx.body.url ?? undefined, eventTypes: ctx.body.eventTypes ?? undefined })),
 });
@@ -64,6 +70,7 @@ export const deleteEndpointRoute = dashboardRoute<unknown, Record<string, string
   path: `${IN_PROJECT}/webhooks/:endpointId`,
   key: 'operator',
   params: endpointIdParamsSchema,
+  response: deleteEndpointResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.deleteWebhookEndpoint(ctx.params.endpointId)),
 });
@@ -74,6 +81,7 @@ export const disableEndpointRoute = dashboardRoute<DisableEndpointBody, Record<s
   key: 'operator',
   body: disableEndpointBodySchema,
   params: endpointIdParamsSchema,
+  response: endpointChangeResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.disableWebhookEndpoint(ctx.params.endpointId, ctx.body.note ?? null)),
 });
@@ -83,6 +91,7 @@ export const enableEndpointRoute = dashboardRoute<unknown, Record<string, string
   path: `${IN_PROJECT}/webhooks/:endpointId/enable`,
   key: 'operator',
   params: endpointIdParamsSchema,
+  response: endpointChangeResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.enableWebhookEndpoint(ctx.params.endpointId)),
 });
@@ -93,6 +102,7 @@ export const rotateSecretRoute = dashboardRoute<GraceBody, Record<string, string
   key: 'operator',
   body: graceBodySchema,
   params: endpointIdParamsSchema,
+  response: rotateSecretResponseSchema,
   cacheControl: NO_STORE,
   handler: async (ctx) => reply(await ctx.operator.console.rotateWebhookSecret(ctx.params.endpointId, GRACES[ctx.body.grace])),
 });
