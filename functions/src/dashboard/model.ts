@@ -1,4 +1,5 @@
 import type { Env } from '../store/env';
+import { storedRecord } from '../store/converters';
 
 /**
  * Operators of a project, at `projects/{projectId}/operators/{email}` (the email lower-cased):
@@ -49,3 +50,5 @@ export const EMAIL_PATTERN = /^[^@\s/]{1,128}@[^@\s/]{1,253}$/;
 
 /** The operator of `npm start`: signed in with the printed link, admin of every local project. */
 export const LOCAL_OPERATOR: OperatorIdentity = { email: 'local-operator@localhost', uid: 'local', via: 'local' };
+
+export const operatorConverter = storedRecord<OperatorRecord>();

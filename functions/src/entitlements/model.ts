@@ -1,3 +1,5 @@
+import { storedRecord } from '../store/converters';
+
 /**
  * The entitlement model shared by grants, rails and reads. Under the key's partition:
  *
@@ -75,3 +77,6 @@ export interface PublicEntitlement {
 
 export const GRANTS = 'grants';
 export const PROJECTIONS = 'projections';
+
+export const grantConverter = storedRecord<GrantRecord>();
+export const projectionConverter = storedRecord<ProjectionDoc>();

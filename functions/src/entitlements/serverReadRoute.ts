@@ -2,7 +2,7 @@ import { route } from '../http/route';
 import { customerRef } from '../identity/repository';
 import type { EnvScope } from '../store/scope';
 import { requireCustomerIdParam, requireKnownCustomer } from './customerIds';
-import type { ProjectionDoc, PublicEntitlement } from './model';
+import type { PublicEntitlement } from './model';
 import { projectionRef } from './projection';
 import { toPublicEntitlements } from './publicShape';
 
@@ -16,7 +16,7 @@ import { toPublicEntitlements } from './publicShape';
 export async function readKnownCustomerEntitlements(scope: EnvScope, customerId: string, now: number): Promise<PublicEntitlement[]> {
   const [customer, projection] = await scope.getAll(customerRef(scope, customerId), projectionRef(scope, customerId));
   requireKnownCustomer(customer, customerId);
-  return toPublicEntitlements(projection.exists ? (projection.data() as ProjectionDoc) : null, now);
+  return toPublicEntitlements(projection.data() ?? null, now);
 }
 
 export const serverEntitlementsRoute = route({

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { randomToken } from '../keys/format';
+import { storedRecord } from '../store/converters';
 
 /**
  * The customer model shared by every capability. All documents live under the key's
@@ -86,3 +87,6 @@ export function identityDocId(kind: IdentityKind, id: string): string {
 
 export const CUSTOMERS = 'customers';
 export const IDENTITY_INDEX = 'identityIndex';
+
+export const customerConverter = storedRecord<CustomerRecord>();
+export const identityEntryConverter = storedRecord<IdentityIndexEntry>();

@@ -4,7 +4,7 @@ import { linkIdentities, VerifiedIdentityRequired, type Assurance, type LinkResu
 import type { IdentityMemory } from './ports';
 import { VelocityExceeded } from './velocity';
 import type { Traits } from './traits';
-import type { IdentityIndexEntry, IdentityKind } from './model';
+import type { IdentityKind } from './model';
 import { customerRef, identityRef } from './refs';
 
 /**
@@ -16,7 +16,7 @@ export { customerRef, identityRef };
 /** The customer an identifier belongs to, by one direct document read (no query). */
 export async function findCustomerIdByIdentity(scope: EnvScope, kind: IdentityKind, id: string): Promise<string | null> {
   const snapshot = await scope.get(identityRef(scope, kind, id));
-  return snapshot.exists ? (snapshot.data() as IdentityIndexEntry).customerId : null;
+  return snapshot.data()?.customerId ?? null;
 }
 
 /**

@@ -1,15 +1,15 @@
 import { FieldValue, type Firestore, type Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { operatorChangeEntry, type OperatorActor } from '../audit/operatorActor';
-import { EnvScope } from '../store/scope';
+import { scopesOfProject } from '../store/partitions';
 import { DomainError } from '../errors/domain';
 import { DAY } from '../clock';
 import { getApp } from '../projects/repository';
 import type { AppRecord } from '../projects/model';
 import type { Env } from '../store/env';
 import { maskSecret, mintKey, newKeyId, parseKey, sha256Hex, type KeyKind } from './format';
-import { appRef, keyActivityCollection, keyIndexRef, projectRef, PUBLISHABLE_KEYS, SECRET_KEYS } from './paths';
-import { keyState, type KeyRecord, type KeyState } from './record';
+import { appRef, keyActivityCollection, keyIndex, keyIndexRef, projectRef } from './paths';
+import { keyState, type KeyActivity, type KeyRecord, type KeyState } from './record';
 import { scopesForNewKey } from './scopes';
 
 /** Key lifecycle: create, rotate with grace, revoke. Every rotation and revocation is journalled. */
@@ -19,18 +19,6 @@ export const DEFAULT_ROTATION_GRACE_MS = 7 * DAY;
 export interface MintedKey {
   id: string;
   key: string;
-}
-
-export interface KeyActivity {
-  action: 'created' | 'rotated' | 'revoked';
-  keyId: string;
-  kind: KeyKind;
-  env: Env;
-  at: number;
-  newKeyId?: string;
-  graceEndsAt?: number;
-  /** The dashboard operator who made the change (absent for the CLI and the seed). */
-  operator?: string;
 }
 
 /**
@@ -50,7 +38,7 @@ const outside = (call: OperatorCall | undefined, record: { projectId: string; en
 
 function auditKeyChange(db: Firestore, tx: Transaction, call: OperatorCall, env: Env, action: KeyActivity['action'], reason: string, details: Record<string, unknown>, now: number): string {
   const eventId = newServerEventId('key');
-  appendAudit(tx, new EnvScope(db, call.projectId, env), operatorChangeEntry({
+  appendAudit(tx, scopesOfProject(db, call.projectId)[env], operatorChangeEntry({
     eventId,
     eventType: `api_key.${action}`,
     reason,
@@ -147,8 +135,8 @@ async function findKeyRef(db: Firestore, keyOrId: string, tx: Transaction) {
     const snapshot = await tx.get(ref);
     if (snapshot.exists) return snapshot;
   } else if (keyOrId.startsWith('key_')) {
-    for (const collection of [PUBLISHABLE_KEYS, SECRET_KEYS]) {
-      const result = await tx.get(db.collection(collection).where('keyId', '==', keyOrId).limit(1));
+    for (const kind of ['publishable', 'secret'] as const) {
+      const result = await tx.get(keyIndex(db, kind).where('keyId', '==', keyOrId).limit(1));
       if (!result.empty) return result.docs[0];
     }
   }
@@ -165,7 +153,7 @@ export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number,
   }
   return db.runTransaction(async (tx) => {
     const snapshot = await findKeyRef(db, keyOrId, tx);
-    const old = snapshot.data() as KeyRecord;
+    const old = snapshot.data()!;
     if (outside(call, old)) throw new DomainError('not_found', 'No such key.');
     const app = await getApp(db, old.appId, tx);
     const state = keyState(old, now);
@@ -191,7 +179,7 @@ export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number,
 export async function revokeKey(db: Firestore, keyOrId: string, now: number, call?: OperatorCall): Promise<{ keyId: string; revokedAt: number; auditEventId?: string }> {
   return db.runTransaction(async (tx) => {
     const snapshot = await findKeyRef(db, keyOrId, tx);
-    const record = snapshot.data() as KeyRecord;
+    const record = snapshot.data()!;
     if (outside(call, record)) throw new DomainError('not_found', 'No such key.');
     if (record.status === 'revoked') throw new DomainError('conflict', `Key ${record.keyId} is already revoked.`);
     const app = await getApp(db, record.appId, tx);
@@ -221,12 +209,12 @@ export interface KeyListing {
 export async function listKeys(db: Firestore, appId: string, now: number): Promise<{ keys: KeyListing[]; activity: KeyActivity[] }> {
   await getApp(db, appId);
   const [pub, secret, activity] = await Promise.all([
-    db.collection(PUBLISHABLE_KEYS).where('appId', '==', appId).get(),
-    db.collection(SECRET_KEYS).where('appId', '==', appId).get(),
+    keyIndex(db, 'publishable').where('appId', '==', appId).get(),
+    keyIndex(db, 'secret').where('appId', '==', appId).get(),
     keyActivityCollection(db, appId).orderBy('at', 'asc').orderBy('recordedAt', 'asc').get(),
   ]);
   const keys = [...pub.docs, ...secret.docs]
-    .map((doc) => doc.data() as KeyRecord)
+    .map((doc) => doc.data())
     .sort((a, b) => a.createdAt - b.createdAt || a.keyId.localeCompare(b.keyId))
     .map((r) => ({
       id: r.keyId,
@@ -243,14 +231,14 @@ export async function listKeys(db: Firestore, appId: string, now: number): Promi
     keys,
     activity: activity.docs.map((d) => {
       const { recordedAt: _recordedAt, ...entry } = d.data();
-      return entry as KeyActivity;
+      return entry;
     }),
   };
 }
 
 /** Copies a changed allowlist onto every publishable key of the app (the key gate reads only the key). */
 export async function propagateAllowedOrigins(db: Firestore, tx: Transaction, appId: string, origins: string[]): Promise<void> {
-  const keys = await tx.get(db.collection(PUBLISHABLE_KEYS).where('appId', '==', appId));
+  const keys = await tx.get(keyIndex(db, 'publishable').where('appId', '==', appId));
   tx.update(appRef(db, appId), { allowedOrigins: origins });
   for (const doc of keys.docs) tx.update(doc.ref, { allowedOrigins: origins });
 }

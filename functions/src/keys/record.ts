@@ -1,6 +1,8 @@
+import type { Timestamp } from 'firebase-admin/firestore';
 import type { Env } from '../store/env';
 import { ApiError } from '../http/errors';
 import type { KeyKind } from './format';
+import { storedRecord } from '../store/converters';
 
 export type Platform = 'web' | 'ios' | 'android';
 export const PLATFORMS: readonly Platform[] = ['web', 'ios', 'android'];
@@ -58,3 +60,20 @@ export function keyRejection(record: KeyRecord, now: number): ApiError | null {
       return null;
   }
 }
+
+export const keyRecordConverter = storedRecord<KeyRecord>();
+
+/** An entry of an app's key journal (`apps/{appId}/keyActivity`), ordered by its commit time. */
+export interface KeyActivity {
+  action: 'created' | 'rotated' | 'revoked';
+  keyId: string;
+  kind: KeyKind;
+  env: Env;
+  at: number;
+  newKeyId?: string;
+  graceEndsAt?: number;
+  /** The dashboard operator who made the change (absent for the CLI and the seed). */
+  operator?: string;
+}
+
+export const keyActivityConverter = storedRecord<KeyActivity & { recordedAt: Timestamp }>();

@@ -2,9 +2,9 @@ import type { Firestore, Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { operatorChangeEntry, type OperatorActor } from '../audit/operatorActor';
 import { ENVS } from '../store/env';
-import { EnvScope } from '../store/scope';
+import { scopesOfProject } from '../store/partitions';
 import { randomToken } from '../keys/format';
-import { appRef, projectRef, PUBLISHABLE_KEYS, SECRET_KEYS } from '../keys/paths';
+import { appRef, keyIndex, projectRef } from '../keys/paths';
 import type { Platform } from '../keys/record';
 import { DomainError } from '../errors/domain';
 import type { AppRecord, ProjectRecord } from './model';
@@ -18,9 +18,9 @@ export async function createProject(db: Firestore, name: string, now: number, pr
 }
 
 export async function getProject(db: Firestore, projectId: string): Promise<ProjectRecord> {
-  const snapshot = await projectRef(db, projectId).get();
-  if (!snapshot.exists) throw new DomainError('not_found', `No project ${projectId}.`);
-  return snapshot.data() as ProjectRecord;
+  const project = (await projectRef(db, projectId).get()).data();
+  if (!project) throw new DomainError('not_found', `No project ${projectId}.`);
+  return project;
 }
 
 export interface NewApp {
@@ -56,10 +56,11 @@ export async function createApp(db: Firestore, input: NewApp, now: number, appId
   // A dashboard operator's change: the app and its audit entry (in both environments' logs,
   // since an app serves both) commit together.
   const auditEventId = newServerEventId('app');
+  const scopes = scopesOfProject(db, input.projectId);
   await db.runTransaction(async (tx) => {
     tx.create(appRef(db, appId), record);
     for (const env of ENVS) {
-      appendAudit(tx, new EnvScope(db, input.projectId, env), operatorChangeEntry({
+      appendAudit(tx, scopes[env], operatorChangeEntry({
         eventId: auditEventId,
         eventType: 'app.created',
         reason: `Operator created ${record.platform} app ${appId}.`,
@@ -76,9 +77,9 @@ export async function createApp(db: Firestore, input: NewApp, now: number, appId
 
 export async function getApp(db: Firestore, appId: string, tx?: Transaction): Promise<AppRecord> {
   const ref = appRef(db, appId);
-  const snapshot = tx ? await tx.get(ref) : await ref.get();
-  if (!snapshot.exists) throw new DomainError('not_found', `No app ${appId}.`);
-  return snapshot.data() as AppRecord;
+  const app = (tx ? await tx.get(ref) : await ref.get()).data();
+  if (!app) throw new DomainError('not_found', `No app ${appId}.`);
+  return app;
 }
 
 /** Archiving makes every key of the app fail closed; the flag is copied onto each key document. */
@@ -86,8 +87,8 @@ export async function archiveApp(db: Firestore, appId: string): Promise<AppRecor
   return db.runTransaction(async (tx) => {
     const app = await getApp(db, appId, tx);
     const keys = await Promise.all([
-      tx.get(db.collection(PUBLISHABLE_KEYS).where('appId', '==', appId)),
-      tx.get(db.collection(SECRET_KEYS).where('appId', '==', appId)),
+      tx.get(keyIndex(db, 'publishable').where('appId', '==', appId)),
+      tx.get(keyIndex(db, 'secret').where('appId', '==', appId)),
     ]);
     tx.update(appRef(db, appId), { archived: true });
     for (const snapshot of keys) for (const doc of snapshot.docs) tx.update(doc.ref, { appArchived: true });
@@ -98,14 +99,14 @@ export async function archiveApp(db: Firestore, appId: string): Promise<AppRecor
 export async function archiveProject(db: Firestore, projectId: string): Promise<ProjectRecord> {
   return db.runTransaction(async (tx) => {
     const ref = projectRef(db, projectId);
-    const snapshot = await tx.get(ref);
-    if (!snapshot.exists) throw new DomainError('not_found', `No project ${projectId}.`);
+    const project = (await tx.get(ref)).data();
+    if (!project) throw new DomainError('not_found', `No project ${projectId}.`);
     const keys = await Promise.all([
-      tx.get(db.collection(PUBLISHABLE_KEYS).where('projectId', '==', projectId)),
-      tx.get(db.collection(SECRET_KEYS).where('projectId', '==', projectId)),
+      tx.get(keyIndex(db, 'publishable').where('projectId', '==', projectId)),
+      tx.get(keyIndex(db, 'secret').where('projectId', '==', projectId)),
     ]);
     tx.update(ref, { archived: true });
     for (const result of keys) for (const doc of result.docs) tx.update(doc.ref, { projectArchived: true });
-    return { ...(snapshot.data() as ProjectRecord), archived: true };
+    return { ...project, archived: true };
   });
 }

@@ -4,6 +4,7 @@ import { HOUR, SECOND } from '../clock';
 import { ApiError, invalidParam } from '../http/errors';
 import type { Reply, RequestContext } from '../http/route';
 import { countedGet, countedWrite } from '../store/counted';
+import { storedRecord } from '../store/converters';
 
 /**
  * `Idempotency-Key` on purchase sync. One document per key under the key's partition,
@@ -36,6 +37,8 @@ interface IdempotencyRecord {
   expiresAt: Timestamp;
 }
 
+const idempotencyConverter = storedRecord<IdempotencyRecord>();
+
 const ALREADY_EXISTS = 6;
 const FAILED_PRECONDITION = 9;
 
@@ -43,7 +46,7 @@ export async function withIdempotency(ctx: RequestContext, route: string, run: (
   const key = ctx.header('idempotency-key');
   if (key === undefined) return run();
   if (!KEY_PATTERN.test(key)) throw invalidParam('Idempotency-Key must be 1–255 printable ASCII characters.');
-  const ref = ctx.scope.doc(IDEMPOTENCY, sha256(`${route}\n${key}`));
+  const ref = ctx.scope.doc(IDEMPOTENCY, sha256(`${route}\n${key}`)).withConverter(idempotencyConverter);
   const requestHash = sha256(canonicalJson(ctx.body));
 
   const [existing] = await ctx.scope.getAll(ref);
@@ -68,10 +71,10 @@ export async function withIdempotency(ctx: RequestContext, route: string, run: (
 
 type ClaimOutcome = { writeTime: Timestamp } | { reply: Reply };
 
-async function claimOrAnswer(ctx: RequestContext, ref: DocumentReference, snapshot: DocumentSnapshot, route: string, requestHash: string): Promise<ClaimOutcome> {
+async function claimOrAnswer(ctx: RequestContext, ref: DocumentReference<IdempotencyRecord>, snapshot: DocumentSnapshot<IdempotencyRecord>, route: string, requestHash: string): Promise<ClaimOutcome> {
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const now = ctx.deps.clock.now();
-    const record = snapshot.exists ? (snapshot.data() as IdempotencyRecord) : null;
+    const record = snapshot.data() ?? null;
     const live = record !== null && record.createdAt + IDEMPOTENCY_TTL_MS > now;
     if (record && live) {
       if (record.requestHash !== requestHash || record.route !== route) {
@@ -114,7 +117,7 @@ function inProgress(retryAfterMs: number): ApiError {
   });
 }
 
-async function release(ctx: RequestContext, ref: DocumentReference, writeTime: Timestamp): Promise<void> {
+async function release(ctx: RequestContext, ref: DocumentReference<IdempotencyRecord>, writeTime: Timestamp): Promise<void> {
   await countedWrite(() => ref.delete({ lastUpdateTime: writeTime })).catch(ignorePrecondition);
 }
 

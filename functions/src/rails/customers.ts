@@ -1,4 +1,4 @@
-import { CUSTOMER_ID_PREFIX, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../identity/model';
+import { CUSTOMER_ID_PREFIX, type IdentityKind } from '../identity/model';
 import { customerRef, identityRef, linkHints } from '../identity/repository';
 import type { EnvScope } from '../store/scope';
 
@@ -41,11 +41,11 @@ export async function resolveRailCustomer(scope: EnvScope, hints: RailCustomerHi
 async function linkedCustomer(scope: EnvScope, hints: RailIdentity[]): Promise<string | null> {
   const entries = await scope.getAll(...hints.map((hint) => identityRef(scope, hint.kind, hint.id)));
   if (entries.some((entry) => !entry.exists)) return null;
-  const ids = new Set(entries.map((entry) => (entry.data() as IdentityIndexEntry).customerId));
+  const ids = new Set(entries.map((entry) => entry.data()!.customerId));
   if (ids.size !== 1) return null;
   const [customerId] = ids;
   const customer = await scope.get(customerRef(scope, customerId));
-  return customer.exists && (customer.data() as CustomerRecord).status === 'active' ? customerId : null;
+  return customer.exists && customer.data()!.status === 'active' ? customerId : null;
 }
 
 /** One identifier of an existing, active customer (its developer user id when it has one). */
@@ -53,7 +53,7 @@ async function anchorOf(scope: EnvScope, customerId: string): Promise<RailIdenti
   if (!customerId.startsWith(CUSTOMER_ID_PREFIX) || customerId.length > 128 || customerId.includes('/')) return null;
   const snapshot = await scope.get(customerRef(scope, customerId));
   if (!snapshot.exists) return null;
-  const customer = snapshot.data() as CustomerRecord;
+  const customer = snapshot.data()!;
   if (customer.status !== 'active' || customer.identities.length === 0) return null;
   return customer.identities.find((identity) => identity.kind === 'developer') ?? customer.identities[0];
 }

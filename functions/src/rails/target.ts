@@ -1,11 +1,11 @@
 import { invalidParam } from '../http/errors';
 import { projectRef } from '../keys/paths';
-import type { ProjectRecord } from '../projects/model';
 import type { Env } from '../store/env';
 import { db } from '../store/firestore';
 import { countedGetAll } from '../store/counted';
 import { EnvScope } from '../store/scope';
 import { railsConfigRef, type RailsConfig } from './config';
+import { scopesOfProject } from '../store/partitions';
 
 /**
  * What an inbound notification is addressed to: an existing, unarchived project and its rails
@@ -27,14 +27,15 @@ export async function loadWebhookTarget(projectId: string): Promise<WebhookTarge
   if (!PROJECT_ID.test(projectId)) throw invalidParam('Unknown project.');
   const root = db();
   // Scopes used for nothing but locating the two configuration documents.
-  const configRef = (env: Env) => railsConfigRef(new EnvScope(root, projectId, env));
-  const [project, test, live] = await countedGetAll(root, [projectRef(root, projectId), configRef('test'), configRef('live')]);
-  if (!project.exists || (project.data() as ProjectRecord).archived) throw invalidParam('Unknown project.');
+  const scopes = scopesOfProject(root, projectId);
+  const [project, test, live] = await countedGetAll(root, [projectRef(root, projectId), railsConfigRef(scopes.test), railsConfigRef(scopes.live)]);
+  const record = project.data();
+  if (!record || record.archived) throw invalidParam('Unknown project.');
   return {
     projectId,
     configs: {
-      test: test.exists ? (test.data() as RailsConfig) : {},
-      live: live.exists ? (live.data() as RailsConfig) : {},
+      test: test.data() ?? {},
+      live: live.data() ?? {},
     },
   };
 }

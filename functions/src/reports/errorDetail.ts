@@ -3,7 +3,7 @@ import { resolveStackFrames, type ResolvedFrame } from '../sourcemaps/resolve';
 import { parseStackTrace } from '../sourcemaps/stackTrace';
 import { RELEASE_PATTERN } from '../sourcemaps/limits';
 import type { EnvScope } from '../store/scope';
-import { ERROR_GROUP_SHARDS, ERROR_GROUPS, FINGERPRINT_PATTERN, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from './errorGroupModel';
+import { errorGroupRef, errorGroupShardRef, FINGERPRINT_PATTERN, GROUP_SHARDS } from './errorGroupModel';
 import { summaryOf, type ErrorGroupSummary } from './errorsReport';
 
 export interface ErrorGroupDetail extends ErrorGroupSummary {
@@ -35,12 +35,12 @@ export interface ErrorGroupDetail extends ErrorGroupSummary {
 export async function errorGroupDetail(scope: EnvScope, fingerprint: string): Promise<ErrorGroupDetail> {
   if (!FINGERPRINT_PATTERN.test(fingerprint)) throw unknownGroup(fingerprint);
   const [group, ...shards] = await scope.getAll(
-    scope.doc(ERROR_GROUPS, fingerprint),
-    ...Array.from({ length: GROUP_SHARDS }, (_, s) => scope.doc(ERROR_GROUP_SHARDS, groupShardId(fingerprint, s))),
+    errorGroupRef(scope, fingerprint),
+    ...Array.from({ length: GROUP_SHARDS }, (_, s) => errorGroupShardRef(scope, fingerprint, s)),
   );
   if (!group.exists) throw unknownGroup(fingerprint);
-  const doc = group.data() as ErrorGroupDoc;
-  const summary = summaryOf(doc, shards.map((s) => (s.exists ? (s.data() as ErrorGroupShard) : null)));
+  const doc = group.data()!;
+  const summary = summaryOf(doc, shards.map((s) => (s.data() ?? null)));
   const sample = doc.sample;
   if (!sample) return { ...summary, latestSample: null };
   const parsed = sample.stack ? parseStackTrace(sample.stack) : { frames: [] };

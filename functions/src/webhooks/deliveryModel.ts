@@ -4,6 +4,7 @@ import { isEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import type { DeliveryTaskPayload, OutboundEventType } from './eventModel';
 import { deliveryTaskId } from './eventModel';
+import { storedRecord } from '../store/converters';
 
 /**
  * Delivery records: `projects/{p}/envs/{env}/webhookDeliveries/{deliveryId}`, one per (event,
@@ -106,7 +107,10 @@ export function parseDeliveryTask(payload: Record<string, unknown>): DeliveryTas
 
 export const deliveryIdOf = (task: Pick<DeliveryTask, 'eventId' | 'endpointId' | 'replay'>): string => deliveryTaskId(task.eventId, task.endpointId, task.replay ?? null);
 
-export const deliveryRef = (scope: EnvScope, deliveryId: string) => scope.doc(WEBHOOK_DELIVERIES, deliveryId);
+export const deliveryRef = (scope: EnvScope, deliveryId: string) => scope.doc(WEBHOOK_DELIVERIES, deliveryId).withConverter(deliveryConverter);
+export const deliveriesCollection = (scope: EnvScope) => scope.collection(WEBHOOK_DELIVERIES).withConverter(deliveryConverter);
 
 /** `evt_…`, as the outbox mints them (any id-safe characters after the prefix). */
 export const isWebhookEventId = (value: string): boolean => /^evt_[A-Za-z0-9_-]{1,100}$/.test(value);
+
+export const deliveryConverter = storedRecord<DeliveryRecord>();

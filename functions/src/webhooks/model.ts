@@ -1,4 +1,5 @@
 import type { Env } from '../store/env';
+import { storedRecord } from '../store/converters';
 
 /**
  * A developer's webhook endpoint at `projects/{p}/envs/{env}/webhookEndpoints/{whep_…}`. It
@@ -63,3 +64,5 @@ export const TEST_EVENT_TYPE = 'webhook.test';
 
 const ENDPOINT_ID = /^whep_[A-Za-z0-9]{24}$/;
 export const isEndpointId = (value: string): boolean => ENDPOINT_ID.test(value);
+
+export const endpointConverter = storedRecord<WebhookEndpointRecord>();
