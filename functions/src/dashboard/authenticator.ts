@@ -30,12 +30,6 @@ export interface OperatorRequest {
   needs: OperatorRole;
 }
 
-export interface OperatorSession {
-  identity: OperatorIdentity;
-  /** The console of the path's project and environment; only on routes inside a project. */
-  console: OperatorConsole;
-}
-
 export interface OperatorAuthenticatorPorts {
   clock: Clock;
   tasks: TaskQueue;

@@ -39,8 +39,6 @@ export interface OperatorGrant {
   role: OperatorRole;
 }
 
-export const isOperatorRole = (value: unknown): value is OperatorRole => value === 'viewer' || value === 'admin';
-
 export const roleAllows = (held: OperatorRole, needed: OperatorRole): boolean => held === 'admin' || needed === 'viewer';
 
 /** Emails are compared lower-cased (Firebase Authentication treats them case-insensitively). */

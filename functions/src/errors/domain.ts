@@ -17,7 +17,3 @@ export class DomainError extends Error {
   }
 }
 
-export const invalidArgument = (message: string): DomainError => new DomainError('invalid_argument', message);
-export const notFound = (message: string): DomainError => new DomainError('not_found', message);
-export const conflict = (message: string): DomainError => new DomainError('conflict', message);
-export const archived = (message: string): DomainError => new DomainError('archived', message);

@@ -107,6 +107,5 @@ export function toErrorBody(err: ApiError, requestId: string): ErrorBody {
   };
 }
 
-/** Shorthands for the errors that most handlers raise. */
+/** Shorthand for the error that most handlers raise. */
 export const invalidParam = (message: string): ApiError => new ApiError('invalid_param_value', message);
-export const missingParam = (message: string): ApiError => new ApiError('missing_required_param', message);

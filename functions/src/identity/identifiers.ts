@@ -23,26 +23,6 @@ export function requireAnonymousId(value: unknown, field = 'anonymousId'): strin
   return value;
 }
 
-export function optionalAppAccountToken(value: unknown, field = 'appAccountToken'): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || !UUID_PATTERN.test(value)) throw invalidParam(`Invalid value for \`${field}\`: must be a lowercase RFC 4122 UUID.`);
-  return value;
-}
-
-export function optionalEmail(value: unknown, field = 'email'): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(value)) {
-    throw invalidParam(`Invalid value for \`${field}\`: must be an email address of at most ${EMAIL_MAX_LENGTH} characters.`);
-  }
-  return value;
-}
-
-export function optionalToken(value: unknown, field = 'idToken'): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value === '' || value.length > 16_384) throw invalidParam(`Invalid value for \`${field}\`: must be a non-empty token string.`);
-  return value;
-}
-
 /**
  * The same rules as Ajv subschemas, for the routes' body schemas (http/validation.ts words the
  * messages from the `x-` annotations exactly as the functions above do).

@@ -91,6 +91,7 @@ export async function linkIdentities(scope: EnvScope, request: LinkRequest): Pro
 /**
  * The transaction alone, without the per-instance queue: what calls racing from different
  * instances run. Exported so the uniqueness guarantee can be tested on its own.
+ * @internal
  */
 export async function linkAcrossInstances(scope: EnvScope, request: LinkRequest): Promise<LinkResult> {
   const hints = uniqueHints(request.hints);

@@ -25,8 +25,6 @@ export const resolveBodySchema: JSONSchemaType<ResolveBody> = {
   'x-invalid': { type: 'must be an object' },
 };
 
-export type { ResolveResult };
-
 /** After validation: something to resolve (a rule across fields). */
 export function resolveInput(body: ResolveBody): ResolveInput {
   const input: ResolveInput = { anonymousId: body.anonymousId ?? null, userId: body.userId ?? null, idToken: body.idToken ?? null, passkeyAvailable: body.passkeyAvailable === true };
