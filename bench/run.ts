@@ -1,5 +1,5 @@
 import { cpus, totalmem } from 'node:os';
-import { LOCAL_GCLOUD_PROJECT } from '#functions/local/paths';
+import { LOCAL_GCLOUD_PROJECT } from '#functions/config/paths';
 import { startEmulator } from '#functions/local/emulator';
 import { resetStore } from '#functions/local/clearStore';
 import { coldStartFigures, type LoadFigure } from './coldStart';

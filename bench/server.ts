@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) console[level] = () => undefined;
   const { createDeps } = await import('#functions/app/deps');
   const { ALL_ROUTES } = await import('#functions/app/groups');
-  const { createApiApp } = await import('#functions/http/pipeline');
+  const { createServiceApp } = await import('#functions/app/serviceApp');
   const { InProcessTaskQueue } = await import('#functions/tasks/inProcessQueue');
 
   // As the local runner (`npm start`) serves: background tasks run beside the requests, at most
@@ -27,8 +27,8 @@ async function main(): Promise<void> {
     const address = server.address();
     return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   };
-  const baseUrl = await listen(createApiApp(ALL_ROUTES, deps));
-  const unmeteredUrl = await listen(createApiApp(ALL_ROUTES, unmeteredDeps));
+  const baseUrl = await listen(createServiceApp(ALL_ROUTES, deps));
+  const unmeteredUrl = await listen(createServiceApp(ALL_ROUTES, unmeteredDeps));
   const floor = await startFloorServer(deps.db);
 
   const wireRails = (wiring: RailWiring) => {

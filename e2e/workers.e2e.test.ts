@@ -6,7 +6,7 @@
 import { db } from '../functions/src/store/firestore';
 import { erasureTaskId, pendingErasureRef, type PendingErasure } from '../functions/src/identity/erasureModel';
 import { LOST_TASK_AFTER_MS } from '../functions/src/retention/erasureSweep';
-import { customerRef } from '../functions/src/identity/repository';
+import { customerRef } from '../functions/src/customers/refs';
 import { EnvScope } from '../functions/src/store/scope';
 import { api, eventually, IOS_BUNDLE, IOS_TEST_PUBLISHABLE, PROJECT, suiteOutput, tessera } from './support/suite';
 

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import type { DocumentReference, Firestore } from 'firebase-admin/firestore';
 import { createKeys } from '#functions/keys/lifecycle';
 import { createApp } from '#functions/projects/repository';
-import { ERROR_GROUP_SHARDS, ERROR_GROUPS, GROUP_SHARDS, groupShardId, type ErrorGroupDoc } from '#functions/reports/errorGroupModel';
-import { EVENT_ROLLUPS, EVENT_SHARDS, METRIC, REVENUE_ROLLUPS, REVENUE_SHARDS, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from '#functions/reports/model';
-import { hourOf } from '#functions/reports/periods';
-import { seriesKey, writeRollupDeltas, type RollupDelta } from '#functions/reports/rollupWrite';
-import { subscriberDeltas } from '#functions/reports/subscriberRollup';
+import { ERROR_GROUP_SHARDS, ERROR_GROUPS, GROUP_SHARDS, groupShardId, type ErrorGroupDoc } from '#functions/store/rollups/errorGroupModel';
+import { EVENT_ROLLUPS, EVENT_SHARDS, METRIC, REVENUE_ROLLUPS, REVENUE_SHARDS, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from '#functions/store/rollups/model';
+import { hourOf } from '#functions/store/rollups/periods';
+import { seriesKey, writeRollupDeltas, type RollupDelta } from '#functions/store/rollups/rollupWrite';
+import { subscriberDeltas } from '#functions/entitlements/subscriberRollup';
 import { EnvScope } from '#functions/store/scope';
 import type { BenchContext, BenchRequest, Scenario } from '../scenario';
 

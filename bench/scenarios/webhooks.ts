@@ -7,7 +7,7 @@ import { Timestamp } from 'firebase-admin/firestore';
 import { createDeps, type RootDeps } from '#functions/app/deps';
 import { DAY } from '#functions/clock';
 import { linkHints } from '#functions/identity/repository';
-import { randomToken } from '#functions/keys/format';
+import { randomToken } from '#functions/ids/random';
 import { LocalSecretStore, secretEnvVarName } from '#functions/secrets/store';
 import { LocalSecretWriter } from '#functions/secrets/writer';
 import { EnvScope } from '#functions/store/scope';

@@ -37,9 +37,9 @@ function groupFunction(group: GroupName, options: HttpsOptions = {}) {
   let app: Promise<Express> | undefined;
   return onRequest({ invoker: 'public', ...options }, async (req, res) => {
     app ??= (async () => {
-      const [{ GROUP_LOADERS }, { createApiApp }] = await Promise.all([import('./app/groupLoaders'), import('./http/pipeline')]);
+      const [{ GROUP_LOADERS }, { createServiceApp }] = await Promise.all([import('./app/groupLoaders'), import('./app/serviceApp')]);
       const [routes, ready] = await Promise.all([GROUP_LOADERS[group](), getDeps()]);
-      return createApiApp(routes, ready);
+      return createServiceApp(routes, ready);
     })();
     (await app)(req, res);
   });
@@ -67,7 +67,7 @@ export const reportsApi = groupFunction('reports');
 function taskFunction(queue: QueueName) {
   const { retryConfig, rateLimits } = QUEUE_CONFIGS[queue];
   return onTaskDispatched<Record<string, unknown>>({ retryConfig: { ...retryConfig }, rateLimits: { ...rateLimits } }, async (req) => {
-    const [{ runTask }, ready] = await Promise.all([import('./tasks/handlers'), getDeps()]);
+    const [{ runTask }, ready] = await Promise.all([import('./app/taskHandlers'), getDeps()]);
     await runTask(queue, req.data, ready);
   });
 }
@@ -87,6 +87,6 @@ export const retentionWorker = onSchedule({ schedule: RETENTION_SCHEDULE, timeou
 
 /** The webhook worker: records entitlement expiries and relays outbox events whose fan-out was lost (webhooks/README.md). */
 export const webhookWorker = onSchedule({ schedule: WEBHOOK_WORKER_SCHEDULE, timeoutSeconds: 120 }, async () => {
-  const [{ runWebhookWorker }, ready] = await Promise.all([import('./webhooks/outboxWorker'), getDeps()]);
+  const [{ runWebhookWorker }, ready] = await Promise.all([import('./app/workers/outboxWorker'), getDeps()]);
   await runWebhookWorker(ready);
 });

@@ -5,7 +5,7 @@
  * index cannot combine, and a customer's audit trail shows older entries on request.
  */
 import type { BrowserContext, Page } from 'playwright-core';
-import { AUDIT_EVENT_HEADER } from '../../functions/src/entitlements/mutationResponse';
+import { AUDIT_EVENT_HEADER } from '../../functions/src/entitlements/http/mutationResponse';
 import { linkMigratedUser } from '../../functions/src/identity/repository';
 import { db } from '../../functions/src/store/firestore';
 import { EnvScope } from '../../functions/src/store/scope';

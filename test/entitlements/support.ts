@@ -1,5 +1,6 @@
 import { linkHints } from '../../functions/src/identity/repository';
-import type { GrantRecord, Rail } from '../../functions/src/entitlements/model';
+import type { GrantRecord } from '../../functions/src/entitlements/model';
+import type { Rail } from '../../functions/src/wire/vocabulary';
 import { projectionRef, readCustomerGrants } from '../../functions/src/entitlements/projection';
 import { applyGrantChanges } from '../../functions/src/entitlements/writer';
 import { EnvScope } from '../../functions/src/store/scope';

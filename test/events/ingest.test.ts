@@ -6,7 +6,7 @@
  * and stored events never crossing the environment boundary.
  */
 import { DAY } from '../../functions/src/clock';
-import { projectRef } from '../../functions/src/keys/paths';
+import { projectRef } from '../../functions/src/projects/paths';
 import { createTestService, expectError, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { describeSecuredRoute } from '../support/securitySuite';
 import { event, events, postEvents, storedEvent, storedEvents } from './support';

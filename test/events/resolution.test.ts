@@ -5,8 +5,10 @@
  * conflict is queued instead), stores the events with their `serviceCustomerId`, and is
  * idempotent: a retried batch or a task run again stores each event once.
  */
-import type { CustomerRecord } from '../../functions/src/identity/model';
-import { findCustomerIdByIdentity, identityRef, linkHints } from '../../functions/src/identity/repository';
+import type { CustomerRecord } from '../../functions/src/customers/model';
+import { linkHints } from '../../functions/src/identity/repository';
+import { findCustomerIdByIdentity } from '../../functions/src/customers/lookup';
+import { identityRef } from '../../functions/src/customers/refs';
 import { batchDocId, eventDocId } from '../../functions/src/events/model';
 import { resolveEventIdentities } from '../../functions/src/events/resolution';
 import type { QueueName } from '../../functions/src/tasks/queue';

@@ -13,7 +13,8 @@ import { BATCH_DOC_ID_PATTERN, batchDocId, eventDocId, type BatchedEvent } from 
 import { identityResolutionTask, MAX_BATCHES_PER_TASK, parseIdentityResolutionPayload } from '../../functions/src/events/resolutionTask';
 import { sdkFloorViolation } from '../../functions/src/events/sdkFloor';
 import { ErrorPassMemory, minuteOf, planThrottle } from '../../functions/src/events/throttle';
-import { eventsBodySchema, type EventsBody } from '../../functions/src/events/ingestRoute';
+import type { EventsBody } from '../../functions/src/events/batch';
+import { eventsBodySchema } from '../../functions/src/events/http/ingestRoute';
 import { normaliseBatch as normaliseValidBatch, normaliseEvent as normaliseValidEvent } from '../../functions/src/events/validation';
 import { ApiError } from '../../functions/src/http/errors';
 import { compileSchema } from '../../functions/src/http/validation';

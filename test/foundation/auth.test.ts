@@ -3,7 +3,8 @@
  * headers, missing/malformed/unknown/wrong-type/revoked/expired/archived keys, the environment
  * taken from the key alone, and data never readable across projects or environments.
  */
-import { archiveApp, archiveProject } from '../../functions/src/projects/repository';
+import { archiveProject } from '../../functions/src/keys/archive';
+import { archiveApp } from '../../functions/src/keys/archive';
 import { revokeKey, rotateKey } from '../../functions/src/keys/lifecycle';
 import { HOUR } from '../../functions/src/clock';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';

@@ -42,15 +42,15 @@ it('loads no capability code when an instance loads index.js', async () => {
 
 it.each(Object.keys(GROUP_LOADERS) as GroupName[])('loads only its own routes on the first request of %s', async (group) => {
   const expected: Record<GroupName, string[]> = {
-    platform: ['sdk/routes.js'],
-    identity: ['identity/routes.js'],
-    events: ['events/routes.js'],
-    purchases: ['purchases/routes.js'],
-    server: ['entitlements/routes.js', 'identity/routes.js'],
-    sourcemaps: ['sourcemaps/routes.js'],
-    webhooks: ['rails/routes.js'],
+    platform: ['sdk/http/routes.js'],
+    identity: ['identity/http/routes.js'],
+    events: ['events/http/routes.js'],
+    purchases: ['purchases/http/routes.js'],
+    server: ['entitlements/http/routes.js', 'identity/http/routes.js'],
+    sourcemaps: ['sourcemaps/http/routes.js'],
+    webhooks: ['rails/http/routes.js'],
     dashboard: ['dashboard/routes.js'],
-    reports: ['reports/routes.js'],
+    reports: ['reports/http/routes.js'],
   };
   expect(routeFiles(await loadedModules(group))).toEqual(expected[group]);
 }, 30_000);

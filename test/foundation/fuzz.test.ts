@@ -11,7 +11,7 @@ import { sign, type KeyObject } from 'node:crypto';
 import Stripe from 'stripe';
 import type supertest from 'supertest';
 import { ERROR_CODES, type ErrorCode } from '../../functions/src/http/errors';
-import { EVENTS_BODY_LIMIT_BYTES } from '../../functions/src/events/ingestRoute';
+import { EVENTS_BODY_LIMIT_BYTES } from '../../functions/src/events/http/ingestRoute';
 import { DEFAULT_BODY_LIMIT } from '../../functions/src/http/route';
 import { MAX_UPLOAD_BODY_BYTES } from '../../functions/src/sourcemaps/limits';
 import { lockHeaders } from '../support/harness';

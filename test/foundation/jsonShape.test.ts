@@ -4,7 +4,7 @@
  * limit, names its path, accepts everything else, and never recurses (a million levels walk
  * without a stack overflow). Also the strict URL decoding of path and query parameters.
  */
-import { findJsonProblem, formatJsonPath, MAX_JSON_DEPTH } from '../../functions/src/http/jsonShape';
+import { findJsonProblem, formatJsonPath, MAX_JSON_DEPTH } from '../../functions/src/wire/jsonShape';
 import { ApiError } from '../../functions/src/http/errors';
 import { decodeUrlComponent, parseQueryString } from '../../functions/src/http/urlParts';
 

@@ -5,7 +5,8 @@
  * scope maps fixed at creation (row-level scopes only with an acknowledgement).
  */
 import { DAY, HOUR } from '../../functions/src/clock';
-import { mintKey, parseKey, randomToken, sha256Hex } from '../../functions/src/keys/format';
+import { mintKey, parseKey, sha256Hex } from '../../functions/src/keys/format';
+import { randomToken } from '../../functions/src/ids/random';
 import { createKeys, listKeys, revokeKey, rotateKey } from '../../functions/src/keys/lifecycle';
 import { AGGREGATE_SCOPES } from '../../functions/src/keys/scopes';
 import { createApp, createProject } from '../../functions/src/projects/repository';

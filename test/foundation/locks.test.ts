@@ -3,7 +3,7 @@
  * single-label wildcard and fail-closed empty allowlist (decisions.md), first-origin learning on
  * heartbeat, iOS bundle id and Android package name; secret keys skip every lock.
  */
-import { originAllowed, originsToLearn } from '../../functions/src/http/origins';
+import { originAllowed, originsToLearn } from '../../functions/src/keys/origins';
 import { createTestService, expectError, seedProject, type TestService } from '../support/harness';
 
 describe('origin matching (unit)', () => {

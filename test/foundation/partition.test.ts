@@ -15,7 +15,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { route } from '../../functions/src/http/route';
-import { createApiApp } from '../../functions/src/http/pipeline';
+import { createServiceApp } from '../../functions/src/app/serviceApp';
 import { createTestService } from '../support/harness';
 import supertest from 'supertest';
 
@@ -25,13 +25,14 @@ const SRC = resolve(__dirname, '..', '..', 'functions', 'src');
 const ALLOWED: Record<string, string> = {
   'store/': 'the handle itself and EnvScope, which keeps it private',
   'app/deps.ts': 'builds the process’s Deps and RootDeps',
+  'app/serviceApp.ts': 'builds the handlers’ view of RootDeps, without the handle',
   'index.ts': 'the deployed entry point hands RootDeps to task and retention functions',
   'keys/': 'key lookup establishes a request’s scope; keys and apps live outside any project',
-  'tasks/': 'task handlers establish their scope from the task payload',
-  'identity/erasure.ts': 'the erasure task handler',
+  'tasks/': 'the task queue adapters',
+  'app/taskHandlers.ts': 'task handlers establish their scope from the task payload',
   'identity/erasureModel.ts': 'the erasure ledger, read by the erasure task and the retention worker',
   'events/resolution.ts': 'the identity-resolution task handler',
-  'retention/': 'the retention worker sweeps across partitions',
+  'retention/': 'the retention worker sweeps across partitions; the erasure task handler',
   'rails/target.ts': 'rail target resolution establishes a scope from a verified notification',
   'cli/': 'the operator CLI',
   'local/': 'the local runner and demo seed',
@@ -46,7 +47,7 @@ const ALLOWED: Record<string, string> = {
   'webhooks/deliver.ts': 'the webhook delivery task handler establishes its scope from the task payload',
   'webhooks/fanout.ts': 'the webhook fan-out task handler establishes its scope from the task payload',
   'webhooks/relay.ts': 'the outbox relay (webhook worker) sweeps events across partitions',
-  'webhooks/outboxWorker.ts': 'the scheduled webhook worker',
+  'app/workers/': 'the scheduled webhook worker',
   'webhooks/secretRetirement.ts': 'the webhook worker deletes signing secrets whose grace ended, across partitions',
   'entitlements/expirySweep.ts': 'the webhook worker finds due entitlement expiries across partitions',
   'dashboard/authenticator.ts': 'the dashboard’s operator gate (built in app/deps.ts): reads operator grants, opens the console of an authorised project',
@@ -61,7 +62,7 @@ const SCOPE_OPENERS: Record<string, string> = {
   'keys/authenticate.ts': 'the pipeline: the verified API key’s partition',
   'dashboard/console.ts': 'the pipeline’s operator path: the partition of the operator’s authorised grant',
   'rails/target.ts': 'the partition of a verified rail notification',
-  'identity/erasure.ts': 'the erasure task handler: the task payload’s partition',
+  'retention/erasure.ts': 'the erasure task handler: the task payload’s partition',
   'events/resolution.ts': 'the identity-resolution task handler: the task payload’s partition',
   'webhooks/fanout.ts': 'the webhook fan-out task handler: the task payload’s partition',
   'webhooks/deliver.ts': 'the webhook delivery task handler: the task payload’s partition',
@@ -88,6 +89,7 @@ export function handleImports(file: string, source: string): string[] {
     if (match[1].split(',').some((name) => /^(?:type\s+)?Firestore(?:\s+as\s+\w+)?$/.test(name.trim()))) found.push('imports the Firestore type');
   }
   if (/\bRootDeps\b/.test(source)) found.push('names RootDeps');
+  if (/\bBackgroundDeps\b/.test(source)) found.push('names BackgroundDeps');
   return found;
 }
 
@@ -140,7 +142,7 @@ it('gives handlers Deps without the unscoped handle, even at run time', async ()
   const service = createTestService();
   let seen: object | null = null;
   const probe = route({ method: 'GET', path: '/v1/test/deps', key: 'none', handler: async (ctx) => ((seen = ctx.deps), { body: {} }) });
-  await supertest(createApiApp([probe], service.deps)).get('/v1/test/deps').expect(200);
+  await supertest(createServiceApp([probe], service.deps)).get('/v1/test/deps').expect(200);
   expect(seen).not.toBeNull();
   expect('db' in seen!).toBe(false);
   expect(Object.values(seen!).some((value) => value === service.deps.db)).toBe(false);

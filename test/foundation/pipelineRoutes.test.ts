@@ -5,7 +5,7 @@
  * 500 internal_error without a stack trace.
  */
 import supertest from 'supertest';
-import { createApiApp } from '../../functions/src/http/pipeline';
+import { createServiceApp } from '../../functions/src/app/serviceApp';
 import { route } from '../../functions/src/http/route';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
 
@@ -34,7 +34,7 @@ let request: () => supertest.Agent;
 beforeAll(async () => {
   service = createTestService();
   project = await seedProject(service);
-  const app = createApiApp([echo, boom], service.deps);
+  const app = createServiceApp([echo, boom], service.deps);
   request = () => supertest.agent(app);
 });
 const post = (body: unknown, key = project.ios.test.publishable) => request().post('/v1/test/echo/a%20b').set({ Authorization: `Bearer ${key}`, ...lockHeaders('ios') }).send(body as object);

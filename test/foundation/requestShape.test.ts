@@ -6,8 +6,8 @@
  * `400 invalid_param_value` naming the field, logged with the request id, and write nothing.
  * Bodies within the limits still pass.
  */
-import { findCustomerIdByIdentity } from '../../functions/src/identity/repository';
-import { MAX_JSON_DEPTH } from '../../functions/src/http/jsonShape';
+import { findCustomerIdByIdentity } from '../../functions/src/customers/lookup';
+import { MAX_JSON_DEPTH } from '../../functions/src/wire/jsonShape';
 import { logs } from '../../functions/src/http/logs';
 import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';

@@ -6,7 +6,7 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { ALL_ROUTES } from '../../functions/src/app/groups';
-import { identifyBodySchema } from '../../functions/src/identity/identify';
+import { identifyBodySchema } from '../../functions/src/identity/http/identify';
 import { AJV_OPTIONS, addCustomKeywords } from '../../functions/src/http/validation';
 
 const schemas = [

@@ -8,7 +8,7 @@ import functionsTest from 'firebase-functions-test';
 import { createDeps } from '../../functions/src/app/deps';
 import { ALL_ROUTES } from '../../functions/src/app/groups';
 import { ManualClock } from '../support/manualClock';
-import { createApiApp } from '../../functions/src/http/pipeline';
+import { createServiceApp } from '../../functions/src/app/serviceApp';
 import type { EnqueueOptions, QueueName, TaskQueue } from '../../functions/src/tasks/queue';
 import { createTestService, seedProject } from '../support/harness';
 import { requireDeployedEntry } from '../support/functionsEnv';
@@ -30,7 +30,7 @@ it('identityResolutionTask attaches the customer to the events a batch landed', 
   const project = await seedProject(seeding);
   const queue = new RecordingQueue();
   const deps = createDeps({ tasks: queue, clock: new ManualClock(Date.now()) });
-  const request = supertest(createApiApp(ALL_ROUTES, deps));
+  const request = supertest(createServiceApp(ALL_ROUTES, deps));
 
   const identified = await request.post('/v1/identify').set('Authorization', `Bearer ${project.ios.test.secret}`).send({ userId: 'task-user', anonymousId: 'task-device' });
   expect(identified.status).toBe(200);
@@ -55,7 +55,7 @@ it('webhookFanoutTask fans out the event a grant recorded (deployed handler, Clo
   const project = await seedProject(seeding);
   const queue = new RecordingQueue();
   const deps = createDeps({ tasks: queue, clock: new ManualClock(Date.now()) });
-  const request = supertest(createApiApp(ALL_ROUTES, deps));
+  const request = supertest(createServiceApp(ALL_ROUTES, deps));
 
   const identified = await request.post('/v1/identify').set('Authorization', `Bearer ${project.ios.test.secret}`).send({ userId: 'fanout-user', anonymousId: 'fanout-device' });
   const customerId = identified.body.serviceCustomerId as string;

@@ -4,8 +4,9 @@
  * one customer under 20 concurrent calls, partition isolation (env and project), traits merge
  * rules, the journal of verified vs self-asserted links, and the per-userId velocity cap.
  */
-import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/identity/model';
-import { customerRef, identityRef, linkHints } from '../../functions/src/identity/repository';
+import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/customers/model';
+import { linkHints } from '../../functions/src/identity/repository';
+import { customerRef, identityRef } from '../../functions/src/customers/refs';
 import { EnvScope } from '../../functions/src/store/scope';
 import { describeSecuredRoute } from '../support/securitySuite';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';

@@ -6,8 +6,10 @@
  */
 import { conflictRef, type ConflictRecord } from '../../functions/src/identity/conflictModel';
 import { linkAcrossInstances } from '../../functions/src/identity/link';
-import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/identity/model';
-import { customerRef, findCustomerIdByIdentity, identityRef, linkHints } from '../../functions/src/identity/repository';
+import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/customers/model';
+import { linkHints } from '../../functions/src/identity/repository';
+import { findCustomerIdByIdentity } from '../../functions/src/customers/lookup';
+import { customerRef, identityRef } from '../../functions/src/customers/refs';
 import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, seedProject, type TestService } from '../support/harness';
 

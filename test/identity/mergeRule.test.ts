@@ -10,8 +10,9 @@
  */
 import { DAY } from '../../functions/src/clock';
 import type { ConflictRecord } from '../../functions/src/identity/conflictModel';
-import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/identity/model';
-import { customerRef, identityRef, linkHints, linkMigratedUser } from '../../functions/src/identity/repository';
+import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/customers/model';
+import { linkHints, linkMigratedUser } from '../../functions/src/identity/repository';
+import { customerRef, identityRef } from '../../functions/src/customers/refs';
 import { EnvScope } from '../../functions/src/store/scope';
 import { operatorCommands } from '../support/operatorCommands';
 import { createTestService, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';

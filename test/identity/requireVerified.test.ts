@@ -9,8 +9,8 @@
  * entitlement read and identify no extra store round trip on a warm instance.
  */
 import { DAY } from '../../functions/src/clock';
-import type { CustomerRecord } from '../../functions/src/identity/model';
-import { customerRef, identityRef } from '../../functions/src/identity/repository';
+import type { CustomerRecord } from '../../functions/src/customers/model';
+import { customerRef, identityRef } from '../../functions/src/customers/refs';
 import { EnvScope } from '../../functions/src/store/scope';
 import { operatorCommands } from '../support/operatorCommands';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';

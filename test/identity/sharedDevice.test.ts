@@ -12,8 +12,9 @@
  */
 import type { AuditEntry } from '../../functions/src/audit/model';
 import { DAY } from '../../functions/src/clock';
-import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/identity/model';
-import { customerRef, identityRef, linkHints } from '../../functions/src/identity/repository';
+import type { CustomerRecord, IdentityIndexEntry } from '../../functions/src/customers/model';
+import { linkHints } from '../../functions/src/identity/repository';
+import { customerRef, identityRef } from '../../functions/src/customers/refs';
 import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { event, postEvents, storedEvent } from '../events/support';

@@ -7,7 +7,7 @@
 import { MINUTE } from '../../functions/src/clock';
 import { COMMANDS } from '../../functions/src/cli/registry';
 import { erasureTaskId, pendingErasureRef } from '../../functions/src/identity/erasureModel';
-import { customerRef } from '../../functions/src/identity/refs';
+import { customerRef } from '../../functions/src/customers/refs';
 import { LOST_TASK_AFTER_MS } from '../../functions/src/retention/erasureSweep';
 import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, lockHeaders, seedProject, type TestService } from '../support/harness';

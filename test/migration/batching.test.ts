@@ -6,8 +6,9 @@
  * taken meanwhile falls back to the row-by-row path, and every asserted key is audited.
  */
 import type { AuditEntry } from '../../functions/src/audit/model';
-import { findCustomerIdByIdentity, linkHints } from '../../functions/src/identity/repository';
-import type { CustomerRecord } from '../../functions/src/identity/model';
+import { linkHints } from '../../functions/src/identity/repository';
+import { findCustomerIdByIdentity } from '../../functions/src/customers/lookup';
+import type { CustomerRecord } from '../../functions/src/customers/model';
 import { migrateNewUsers } from '../../functions/src/migration/newUsers';
 import { checkRow, type MigrationRow } from '../../functions/src/migration/rows';
 import { EnvScope } from '../../functions/src/store/scope';

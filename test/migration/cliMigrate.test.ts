@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createDeps } from '../../functions/src/app/deps';
 import type { GrantRecord } from '../../functions/src/entitlements/model';
-import type { CustomerRecord } from '../../functions/src/identity/model';
-import { findCustomerIdByIdentity } from '../../functions/src/identity/repository';
+import type { CustomerRecord } from '../../functions/src/customers/model';
+import { findCustomerIdByIdentity } from '../../functions/src/customers/lookup';
 import { createProject } from '../../functions/src/projects/repository';
 import { EnvScope } from '../../functions/src/store/scope';
 

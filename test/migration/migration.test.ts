@@ -10,8 +10,9 @@
 import type { GrantRecord, ProjectionDoc } from '../../functions/src/entitlements/model';
 import { projectEntitlements } from '../../functions/src/entitlements/projection';
 import { setProduct } from '../../functions/src/entitlements/catalog';
-import { findCustomerIdByIdentity, linkHints } from '../../functions/src/identity/repository';
-import type { CustomerRecord } from '../../functions/src/identity/model';
+import { linkHints } from '../../functions/src/identity/repository';
+import { findCustomerIdByIdentity } from '../../functions/src/customers/lookup';
+import type { CustomerRecord } from '../../functions/src/customers/model';
 import { writeRailConfig } from '../../functions/src/rails/config';
 import { LocalSecretStore, secretEnvVarName } from '../../functions/src/secrets/store';
 import { EnvScope } from '../../functions/src/store/scope';
@@ -324,7 +325,7 @@ describe('parallel requests', () => {
 describe('contention', () => {
   it('a row refused under contention is reported as rate_limited and lands when sent again', async () => {
     const { writeKeys, writeQueue, MAX_WAITING_PER_KEY } = await import('../../functions/src/store/writeQueue');
-    const { identityDocId } = await import('../../functions/src/identity/model');
+    const { identityDocId } = await import('../../functions/src/customers/model');
     const user = uid('busy');
     // Fill this user's identity queue on the instance: the running holder plus a full line behind it.
     const key = writeKeys.identity(scope, identityDocId('developer', user));

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { HOUR } from '../../functions/src/clock';
 import { ApiError } from '../../functions/src/http/errors';
 import type { Reply, RequestContext } from '../../functions/src/http/route';
-import { canonicalJson, IDEMPOTENCY, withIdempotency } from '../../functions/src/purchases/idempotency';
+import { canonicalJson, IDEMPOTENCY, withIdempotency } from '../../functions/src/purchases/http/idempotency';
 import { expectError, lockHeaders } from '../support/harness';
 import { AppleChain } from '../rails/support/appleChain';
 import { transactionPayload } from '../rails/support/applePayloads';

@@ -20,7 +20,7 @@ import { signedNotification, transactionPayload } from '../rails/support/applePa
 import { activeKeys, auditOf, createRailsWorld, customerOf, entitlementsOf, PLAY_PACKAGE, postApple, postGoogle, postStripe, subscriptionOf, type RailsWorld } from '../rails/support/railsWorld';
 import { stripeEvent, stripeIds, stripeSubscription } from '../rails/support/stripeFake';
 import { nextPurchaseToken, playPurchase, pushBody } from '../rails/support/googleFake';
-import { purchaseTokenHash } from '../../functions/src/rails/google/notification';
+import { purchaseTokenHash } from '../../functions/src/rails/http/googleNotification';
 import { linkHints } from '../../functions/src/identity/repository';
 import { eventsOf } from '../webhooks/support/outbox';
 

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { DAY } from '../../functions/src/clock';
 import { linkHints } from '../../functions/src/identity/repository';
-import { purchaseTokenHash } from '../../functions/src/rails/google/notification';
+import { purchaseTokenHash } from '../../functions/src/rails/http/googleNotification';
 import { railLogs } from '../../functions/src/rails/logs';
 import { expectError } from '../support/harness';
 import { GoogleFake, nextPurchaseToken, playPurchase, pushBody } from './support/googleFake';

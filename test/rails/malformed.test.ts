@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import type { Env } from '../../functions/src/store/env';
-import { rejectionEventId } from '../../functions/src/rails/rejection';
+import { rejectionEventId } from '../../functions/src/rails/http/rejection';
 import { railLogs } from '../../functions/src/rails/logs';
 import { signedNotification, transactionPayload } from './support/applePayloads';
 import { nextPurchaseToken, pushBody } from './support/googleFake';

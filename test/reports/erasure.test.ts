@@ -7,10 +7,10 @@
  */
 import { conflictId, conflictRef, type ConflictRecord } from '../../functions/src/identity/conflictModel';
 import { mergeConflict } from '../../functions/src/identity/conflicts';
-import type { CustomerRecord } from '../../functions/src/identity/model';
-import { customerRef } from '../../functions/src/identity/refs';
-import { ERASED_ERROR_NAME } from '../../functions/src/reports/erasure';
-import { ERROR_GROUP_CUSTOMERS, ERROR_GROUPS } from '../../functions/src/reports/errorGroupModel';
+import type { CustomerRecord } from '../../functions/src/customers/model';
+import { customerRef } from '../../functions/src/customers/refs';
+import { ERASED_ERROR_NAME } from '../../functions/src/store/rollups/erasure';
+import { ERROR_GROUP_CUSTOMERS, ERROR_GROUPS } from '../../functions/src/store/rollups/errorGroupModel';
 import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { postEvents } from '../events/support';

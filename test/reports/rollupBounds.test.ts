@@ -6,10 +6,10 @@
 import type { DocumentReference } from 'firebase-admin/firestore';
 import { ManualClock } from '../support/manualClock';
 import { eventsReport } from '../../functions/src/reports/eventsReport';
-import { EVENT_ROLLUPS, METRIC, REVENUE_ROLLUPS, SUBSCRIBER_ROLLUPS } from '../../functions/src/reports/model';
-import { hourOf } from '../../functions/src/reports/periods';
+import { EVENT_ROLLUPS, METRIC, REVENUE_ROLLUPS, SUBSCRIBER_ROLLUPS } from '../../functions/src/store/rollups/model';
+import { hourOf } from '../../functions/src/store/rollups/periods';
 import { revenueReport } from '../../functions/src/reports/revenueReport';
-import { seriesKey, writeRollupDeltas, type RollupDelta } from '../../functions/src/reports/rollupWrite';
+import { seriesKey, writeRollupDeltas, type RollupDelta } from '../../functions/src/store/rollups/rollupWrite';
 import { subscribersReport } from '../../functions/src/reports/subscribersReport';
 import { EnvScope } from '../../functions/src/store/scope';
 import { RoundTripCounter, withRoundTripCounter } from '../../functions/src/store/roundTrips';

@@ -5,9 +5,9 @@
  * totals from the years before.
  */
 import { ManualClock } from '../support/manualClock';
-import { METRIC, SUBSCRIBER_ROLLUPS } from '../../functions/src/reports/model';
-import { hourOf } from '../../functions/src/reports/periods';
-import { seriesKey, writeRollupDeltas } from '../../functions/src/reports/rollupWrite';
+import { METRIC, SUBSCRIBER_ROLLUPS } from '../../functions/src/store/rollups/model';
+import { hourOf } from '../../functions/src/store/rollups/periods';
+import { seriesKey, writeRollupDeltas } from '../../functions/src/store/rollups/rollupWrite';
 import { subscribersReport } from '../../functions/src/reports/subscribersReport';
 import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, seedProject } from '../support/harness';

@@ -5,10 +5,10 @@
  * hourly figures become periods (sums for flows, running totals for levels).
  */
 import type { PublicEntitlement } from '../../functions/src/entitlements/model';
-import { currencyDigits, minorFromMilli, minorFromUnitsNanos, monthlyAmount, normaliseCurrency } from '../../functions/src/reports/revenueFacts';
+import { currencyDigits, minorFromMilli, minorFromUnitsNanos, monthlyAmount, normaliseCurrency } from '../../functions/src/store/rollups/revenueFacts';
 import { parseRange, periodStarts } from '../../functions/src/reports/range';
 import { levelsPerPeriod, sumsPerPeriod } from '../../functions/src/reports/series';
-import { subscriberDeltas } from '../../functions/src/reports/subscriberRollup';
+import { subscriberDeltas } from '../../functions/src/entitlements/subscriberRollup';
 import { DomainError } from '../../functions/src/errors/domain';
 import { checkPageSize } from '../../functions/src/reports/cursor';
 

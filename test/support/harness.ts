@@ -3,9 +3,9 @@ import supertest from 'supertest';
 import { createDeps, type RootDeps, type DepsOverrides } from '../../functions/src/app/deps';
 import { ALL_ROUTES } from '../../functions/src/app/groups';
 import { ManualClock } from './manualClock';
-import { createApiApp } from '../../functions/src/http/pipeline';
+import { createServiceApp } from '../../functions/src/app/serviceApp';
 import { createKeys } from '../../functions/src/keys/lifecycle';
-import type { Platform } from '../../functions/src/keys/record';
+import type { Platform } from '../../functions/src/wire/vocabulary';
 import { createApp, createProject } from '../../functions/src/projects/repository';
 import type { Env } from '../../functions/src/store/env';
 import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
@@ -37,7 +37,7 @@ export function createTestService(overrides: DepsOverrides = {}): TestService {
   const tasks = overrides.tasks instanceof InProcessTaskQueue ? overrides.tasks : new InProcessTaskQueue({ backoffMs: () => 0 });
   createdQueues.push(tasks);
   const deps = createDeps({ ...overrides, clock, tasks });
-  const app = createApiApp(ALL_ROUTES, deps);
+  const app = createServiceApp(ALL_ROUTES, deps);
   return { deps, app, clock, tasks, request: () => supertest.agent(app) };
 }
 

@@ -12,7 +12,7 @@ import { LocalSecretStore } from '../../functions/src/secrets/store';
 import { LocalSecretWriter } from '../../functions/src/secrets/writer';
 import { toWireEnv, type Env } from '../../functions/src/store/env';
 import { EnvScope } from '../../functions/src/store/scope';
-import { runTask } from '../../functions/src/tasks/handlers';
+import { runTask } from '../../functions/src/app/taskHandlers';
 import { policyBackoffSeconds, RETRY_POLICIES, RetryLaterError, type EnqueueOptions, type EnqueueResult, type QueueName, type TaskQueue } from '../../functions/src/tasks/queue';
 import type { DeliveryOverrides } from '../../functions/src/webhooks/deliveryPolicy';
 import type { DeliveryRecord } from '../../functions/src/webhooks/deliveryModel';

@@ -8,7 +8,7 @@
 import type { EntitlementCause, EntitlementChange } from '../../functions/src/entitlements/changeModel';
 import type { PublicEntitlement } from '../../functions/src/entitlements/model';
 import { webhookEventId } from '../../functions/src/webhooks/eventIds';
-import { classifyEntitlementChange, entitlementEventRecord } from '../../functions/src/webhooks/entitlementEvents';
+import { classifyEntitlementChange, entitlementEventRecord } from '../../functions/src/entitlements/webhookEvents';
 
 const NOW = Date.UTC(2026, 5, 1);
 const S = (ms: number) => Math.floor(ms / 1000);

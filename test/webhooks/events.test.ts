@@ -24,7 +24,7 @@ import { deliveryTaskId, type WebhookEventRecord } from '../../functions/src/web
 import { fanOutEvent } from '../../functions/src/webhooks/fanout';
 import { webhookEventRef } from '../../functions/src/webhooks/outbox';
 import { RELAY_AFTER_MS } from '../../functions/src/webhooks/relay';
-import { runWebhookWorker } from '../../functions/src/webhooks/outboxWorker';
+import { runWebhookWorker } from '../../functions/src/app/workers/outboxWorker';
 import { lockHeaders } from '../support/harness';
 import { stripeEvent, stripeIds, stripeSubscription } from '../rails/support/stripeFake';
 import { nextPurchaseToken, playPurchase, pushBody } from '../rails/support/googleFake';

@@ -13,7 +13,7 @@ import { deliveryTaskId, type WebhookEventRecord } from '../../functions/src/web
 import { endpointsFor } from '../../functions/src/webhooks/fanout';
 import type { WebhookEndpointRecord } from '../../functions/src/webhooks/model';
 import { webhookEventRef } from '../../functions/src/webhooks/outbox';
-import { runWebhookWorker } from '../../functions/src/webhooks/outboxWorker';
+import { runWebhookWorker } from '../../functions/src/app/workers/outboxWorker';
 import { RELAY_AFTER_MS } from '../../functions/src/webhooks/relay';
 import { createTestService, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { createEndpoint, DeliveryRecordingQueue, eventsOf, tessera } from './support/outbox';

@@ -83,6 +83,6 @@ export function createDeps(overrides: DepsOverrides = {}): RootDeps {
   const standIns = railStandIns(deps.rails);
   if (standIns.length > 0) logs.railStandIns(standIns);
   // Loaded on first task: a deployed function (Cloud Tasks queue) never loads the handlers here.
-  if (tasks instanceof InProcessTaskQueue) tasks.attach(async (queue, payload) => (await import('../tasks/handlers')).runTask(queue, payload, deps));
+  if (tasks instanceof InProcessTaskQueue) tasks.attach(async (queue, payload) => (await import('./taskHandlers')).runTask(queue, payload, deps));
   return deps;
 }

@@ -1,4 +1,5 @@
 import type { CompiledRoute } from '../http/route';
+import type { Deps } from './deps';
 import type { GroupName } from './groupNames';
 
 /**
@@ -7,17 +8,22 @@ import type { GroupName } from './groupNames';
  * match GROUPS in groups.ts, which the local runner and the tests load whole; a test holds the
  * two together.
  */
-export const GROUP_LOADERS: Record<GroupName, () => Promise<CompiledRoute[]>> = {
-  platform: async () => (await import('../sdk/routes')).sdkRoutes,
-  identity: async () => (await import('../identity/routes')).identityRoutes,
-  events: async () => (await import('../events/routes')).eventRoutes,
-  purchases: async () => (await import('../purchases/routes')).purchaseRoutes,
+export const GROUP_LOADERS: Record<GroupName, () => Promise<CompiledRoute<Deps>[]>> = {
+  platform: async () => (await import('../sdk/http/routes')).sdkRoutes,
+  identity: async () => (await import('../identity/http/routes')).identityRoutes,
+  events: async () => (await import('../events/http/routes')).eventRoutes,
+  purchases: async () => (await import('../purchases/http/routes')).purchaseRoutes,
   server: async () => {
-    const [entitlements, identity] = await Promise.all([import('../entitlements/routes'), import('../identity/routes')]);
-    return [...entitlements.serverRoutes, ...identity.identityServerRoutes];
+    const [entitlements, audit, migration, identity] = await Promise.all([
+      import('../entitlements/http/routes'),
+      import('../audit/http/readRoute'),
+      import('../migration/http/route'),
+      import('../identity/http/routes'),
+    ]);
+    return [...entitlements.serverRoutes, audit.auditReadRoute, migration.migrationRoute, ...identity.identityServerRoutes];
   },
-  sourcemaps: async () => (await import('../sourcemaps/routes')).sourcemapRoutes,
-  webhooks: async () => (await import('../rails/routes')).webhookRoutes,
+  sourcemaps: async () => (await import('../sourcemaps/http/routes')).sourcemapRoutes,
+  webhooks: async () => (await import('../rails/http/routes')).webhookRoutes,
   dashboard: async () => (await import('../dashboard/routes')).dashboardRoutes,
-  reports: async () => (await import('../reports/routes')).reportRoutes,
+  reports: async () => (await import('../reports/http/routes')).reportRoutes,
 };

@@ -1,13 +1,16 @@
 import type { CompiledRoute } from '../http/route';
-import { serverRoutes } from '../entitlements/routes';
-import { eventRoutes } from '../events/routes';
-import { identityRoutes, identityServerRoutes } from '../identity/routes';
-import { purchaseRoutes } from '../purchases/routes';
+import { auditReadRoute } from '../audit/http/readRoute';
+import { serverRoutes } from '../entitlements/http/routes';
+import { migrationRoute } from '../migration/http/route';
+import { eventRoutes } from '../events/http/routes';
+import { identityRoutes, identityServerRoutes } from '../identity/http/routes';
+import { purchaseRoutes } from '../purchases/http/routes';
 import { dashboardRoutes } from '../dashboard/routes';
-import { webhookRoutes } from '../rails/routes';
-import { reportRoutes } from '../reports/routes';
-import { sdkRoutes } from '../sdk/routes';
-import { sourcemapRoutes } from '../sourcemaps/routes';
+import { webhookRoutes } from '../rails/http/routes';
+import { reportRoutes } from '../reports/http/routes';
+import { sdkRoutes } from '../sdk/http/routes';
+import { sourcemapRoutes } from '../sourcemaps/http/routes';
+import type { Deps } from './deps';
 import type { GroupName } from './groupNames';
 
 export { GROUP_FUNCTIONS, type GroupName } from './groupNames';
@@ -23,11 +26,11 @@ export const GROUPS = {
   identity: identityRoutes,
   events: eventRoutes,
   purchases: purchaseRoutes,
-  server: [...serverRoutes, ...identityServerRoutes],
+  server: [...serverRoutes, auditReadRoute, migrationRoute, ...identityServerRoutes],
   sourcemaps: sourcemapRoutes,
   webhooks: webhookRoutes,
   dashboard: dashboardRoutes,
   reports: reportRoutes,
-} satisfies Record<GroupName, CompiledRoute[]>;
+} satisfies Record<GroupName, CompiledRoute<Deps>[]>;
 
-export const ALL_ROUTES: CompiledRoute[] = Object.values(GROUPS).flat();
+export const ALL_ROUTES: CompiledRoute<Deps>[] = Object.values(GROUPS).flat();

@@ -1,5 +1,5 @@
 import { Timestamp, type Transaction } from 'firebase-admin/firestore';
-import { randomToken } from '../keys/format';
+import { randomToken } from '../ids/random';
 import type { EnvScope } from '../store/scope';
 import { AUDIT, auditEntryConverter, type AuditEntry } from './model';
 

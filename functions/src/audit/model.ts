@@ -1,5 +1,5 @@
 import type { Env } from '../store/env';
-import type { Rail } from '../entitlements/model';
+import type { Rail } from '../wire/vocabulary';
 import { storedRecord } from '../store/converters';
 
 /**

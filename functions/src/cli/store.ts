@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { LOCAL_GCLOUD_PROJECT, RUNNING_FILE } from '../local/paths';
+import { LOCAL_GCLOUD_PROJECT, RUNNING_FILE } from '../config/paths';
 import { OperatorError } from './operatorError';
 
 /**

@@ -1,7 +1,8 @@
 import type { Firestore } from 'firebase-admin/firestore';
 import type { Clock } from '../clock';
 import { ApiError } from '../http/errors';
-import type { HttpMethod } from '../http/route';
+import type { OperatorGate, OperatorRequest } from '../http/operatorGate';
+import type { EnvScope } from '../store/scope';
 import { isEnv } from '../store/env';
 import type { SecretWriter } from '../secrets/writer';
 import type { TaskQueue } from '../tasks/queue';
@@ -19,15 +20,11 @@ import { LOCAL_OPERATOR, OPERATOR_SIGN_OUTS, roleAllows, type OperatorIdentity, 
  * The environment is always explicit in the path; the console it opens can reach only that
  * project's partition of that environment.
  */
-export interface OperatorRequest {
-  requestId: string;
-  method: HttpMethod;
-  authorization: string | undefined;
-  /** From the route's path; absent on routes outside a project (the session). */
-  projectId?: string;
-  env?: string;
-  /** The least role the route needs. */
-  needs: OperatorRole;
+/** The signed-in operator of an `operator` route (`ctx.operator`). */
+export interface OperatorSession {
+  identity: OperatorIdentity;
+  /** The console of the path's project and environment; only on routes inside a project (others throw). */
+  console: OperatorConsole;
 }
 
 export interface OperatorAuthenticatorPorts {
@@ -38,7 +35,7 @@ export interface OperatorAuthenticatorPorts {
   secrets?: SecretWriter;
 }
 
-export class OperatorAuthenticator {
+export class OperatorAuthenticator implements OperatorGate<OperatorSession> {
   private local: LocalLogin | null = null;
 
   constructor(
@@ -103,10 +100,10 @@ export class OperatorAuthenticator {
     return identity.signedInAt === undefined || identity.signedInAt <= Number(record.get('signedOutAt'));
   }
 
-  /** The session of an operator request: identity, and on project routes the role check and the console. */
-  async authorise(request: OperatorRequest): Promise<{ identity: OperatorIdentity; console: OperatorConsole | null }> {
+  /** The session of an operator request: identity, and on project routes the role check, the console and its scope. */
+  async authorise(request: OperatorRequest): Promise<{ operator: OperatorSession; scope: EnvScope | null }> {
     const identity = await this.identify(request.authorization);
-    if (request.projectId === undefined) return { identity, console: null };
+    if (request.projectId === undefined) return { operator: sessionOf(identity, null), scope: null };
     const { projectId, env } = request;
     if (!isEnv(env)) throw new ApiError('invalid_param_value', 'The environment in the path must be `test` or `live`.');
     if (!/^[A-Za-z0-9_-]{1,128}$/.test(projectId)) throw new ApiError('insufficient_scope', 'You are not an operator of that project.');
@@ -128,7 +125,7 @@ export class OperatorAuthenticator {
       secrets: this.ports.secrets,
     };
     const console = new OperatorConsole(this.db, { identity, projectId, env, role }, { surface: 'dashboard', operator: identity.email, requestId: request.requestId }, ports);
-    return { identity, console };
+    return { operator: sessionOf(identity, console), scope: console.scope };
   }
 
   /** Projects the operator may open, with the role held on each. */
@@ -159,4 +156,14 @@ export class OperatorAuthenticator {
     const { operatorRole } = await import('./operators');
     return operatorRole(this.db, projectId, identity.email);
   }
+}
+
+function sessionOf(identity: OperatorIdentity, console: OperatorConsole | null): OperatorSession {
+  return {
+    identity,
+    get console() {
+      if (!console) throw new Error('this operator route is outside a project; ctx.operator.console is unavailable');
+      return console;
+    },
+  };
 }

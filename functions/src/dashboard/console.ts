@@ -16,9 +16,9 @@ import { eraseAsOperator } from '../identity/forgetService';
 import { customerAuditPage, customerEventsPage, type RecentEvent } from './customerHistory';
 import { listCustomers, type CustomerListQuery } from './customerList';
 import { inspectCustomer, type CustomerInspection } from '../identity/inspect';
-import { identityRef } from '../identity/refs';
+import { identityRef } from '../customers/refs';
 import { createKeys, listKeys, revokeKey, rotateKey, type OperatorCall } from '../keys/lifecycle';
-import type { Platform } from '../keys/record';
+import type { Platform } from '../wire/vocabulary';
 import { createApp } from '../projects/repository';
 import { createOperatorSecretWriter, type SecretWriter } from '../secrets/writer';
 import { readRailsConfig } from '../rails/config';
@@ -31,7 +31,7 @@ import { listDeliveries, replayEvent, sendTestEvent } from '../webhooks/operator
 import { appendAudit, newServerEventId } from '../audit/append';
 import { operatorChangeEntry } from '../audit/operatorActor';
 import type { OperatorGrant } from './model';
-import { appsCollection } from '../keys/paths';
+import { appsCollection } from '../projects/paths';
 
 /**
  * What a signed-in operator can do in one project and environment (the grant the request was

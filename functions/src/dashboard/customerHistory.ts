@@ -3,7 +3,7 @@ import type { AuditEntry } from '../audit/model';
 import { toPublicAuditEntry } from '../audit/publicShape';
 import { EVENTS, storedEventConverter, type StoredEvent } from '../events/model';
 import { decodeCursor, encodeCursor } from '../reports/cursor';
-import type { Platform } from '../keys/record';
+import type { Platform } from '../wire/vocabulary';
 import type { EnvScope } from '../store/scope';
 import { auditCollection } from '../audit/append';
 

@@ -1,13 +1,13 @@
-import { FieldPath, type DocumentReference, type DocumentSnapshot, type Query } from 'firebase-admin/firestore';
+import { type DocumentReference, type DocumentSnapshot, FieldPath, type Query } from 'firebase-admin/firestore';
 import { entitlementFacet, railFacet } from '../entitlements/listFacets';
 import type { ProjectionDoc } from '../entitlements/model';
 import { projectionRef, projectionsWithFacet } from '../entitlements/projection';
 import { isActiveAt } from '../entitlements/publicShape';
 import { DomainError } from '../errors/domain';
-import type { CustomerRecord } from '../identity/model';
-import { customerRef, customersCollection, identityIndexCollection } from '../identity/refs';
+import type { CustomerRecord } from '../customers/model';
 import { decodeCursor, encodeCursor } from '../reports/cursor';
 import type { EnvScope } from '../store/scope';
+import { customerRef, customersCollection, identityIndexCollection } from '../customers/refs';
 
 /**
  * The dashboard's customer list: a page of customers, newest first, with filters, each answered

@@ -1,3 +1,4 @@
+import { OPERATOR_ROLES, type OperatorRole } from '../http/operatorGate';
 import type { Env } from '../store/env';
 import { storedRecord } from '../store/converters';
 
@@ -8,8 +9,8 @@ import { storedRecord } from '../store/converters';
  */
 export const OPERATORS = 'operators';
 
-export const OPERATOR_ROLES = ['viewer', 'admin'] as const;
-export type OperatorRole = (typeof OPERATOR_ROLES)[number];
+// The roles are the pipeline's (an operator route names the least role it needs).
+export { OPERATOR_ROLES, type OperatorRole };
 
 export interface OperatorRecord {
   email: string;

@@ -1,4 +1,3 @@
-import type { CompiledRoute } from '../http/route';
 import { appsRoute, createAppRoute, createKeysRoute, revokeKeyRoute, rotateKeyRoute } from './routes/apps';
 import { auditEntryRoute } from './routes/audit';
 import { conflictsRoute, identitySettingsRoute, resolveConflictRoute } from './routes/conflicts';
@@ -10,7 +9,7 @@ import { localLoginRoute, sessionRoute, signInOptionsRoute, signOutRoute } from 
 import { createEndpointRoute, deleteEndpointRoute, deliveriesRoute, disableEndpointRoute, enableEndpointRoute, replayRoute, rotateSecretRoute, sendTestEventRoute, updateEndpointRoute, webhookEndpointsRoute } from './routes/webhooks';
 
 /** The `dashboardApi` group: the operator dashboard's API (README.md). */
-export const dashboardRoutes: CompiledRoute[] = [
+export const dashboardRoutes = [
   localLoginRoute,
   sessionRoute,
   signInOptionsRoute,

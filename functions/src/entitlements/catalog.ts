@@ -1,6 +1,6 @@
 import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
-import type { Rail } from './model';
+import type { CatalogRail } from '../wire/vocabulary';
 import { storedRecord } from '../store/converters';
 
 /**
@@ -12,8 +12,6 @@ import { storedRecord } from '../store/converters';
  * Rails look products up by id (one document read); operators set them with
  * `tessera products set`; migration registers every asserted key.
  */
-export type CatalogRail = Exclude<Rail, 'manual'>;
-export const CATALOG_RAILS: readonly CatalogRail[] = ['apple', 'stripe', 'google'];
 
 export interface CatalogProduct {
   rail: CatalogRail;

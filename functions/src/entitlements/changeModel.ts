@@ -1,6 +1,7 @@
 import type { Timestamp } from 'firebase-admin/firestore';
 import type { Env } from '../store/env';
-import type { PublicEntitlement, Rail } from './model';
+import type { PublicEntitlement } from './model';
+import type { Rail } from '../wire/vocabulary';
 
 /**
  * `entitlementChanges/{customerId}:{sequence}`: one record per change of one key's public state,

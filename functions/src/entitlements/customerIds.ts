@@ -1,5 +1,5 @@
 import { ApiError } from '../http/errors';
-import { CUSTOMER_ID_PREFIX, type CustomerRecord } from '../identity/model';
+import { CUSTOMER_ID_PREFIX, type CustomerRecord } from '../customers/model';
 import type { DocumentSnapshot } from 'firebase-admin/firestore';
 
 /** Customer ids as minted (`cdcust_` + base62), with room for longer suffixes; also safe as document ids. */

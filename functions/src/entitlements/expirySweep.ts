@@ -1,4 +1,4 @@
-import type { RootDeps } from '../app/deps';
+import type { BackgroundDeps } from '../tasks/background';
 import { MINUTE } from '../clock';
 import { queryAcrossPartitions } from '../store/partitions';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
@@ -26,7 +26,7 @@ export interface ExpirySweepReport {
   failed: number;
 }
 
-export async function sweepDueExpiries(deps: RootDeps): Promise<ExpirySweepReport> {
+export async function sweepDueExpiries(deps: BackgroundDeps): Promise<ExpirySweepReport> {
   const now = deps.clock.now();
   const due = await queryAcrossPartitions(deps.db, PROJECTIONS, projectionConverter, (projections) =>
     projections.where('nextExpiryAt', '<=', now - EXPIRY_GRACE_MS).orderBy('nextExpiryAt').limit(SWEEP_LIMIT).select(),

@@ -1,8 +1,8 @@
 import { appendAudit, newServerEventId } from '../audit/append';
 import type { AuditEntry } from '../audit/model';
 import { invalidParam } from '../http/errors';
-import { customerRef } from '../identity/repository';
-import { randomToken } from '../keys/format';
+import { customerRef } from '../customers/refs';
+import { randomToken } from '../ids/random';
 import type { Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
 import { inCustomerTurn } from '../store/writeQueue';

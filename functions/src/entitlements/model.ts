@@ -1,5 +1,5 @@
+import type { Rail } from '../wire/vocabulary';
 import { storedRecord } from '../store/converters';
-
 /**
  * The entitlement model shared by grants, rails and reads. Under the key's partition:
  *
@@ -15,7 +15,6 @@ import { storedRecord } from '../store/converters';
  *
  * Times are Unix milliseconds in storage; the public shape converts to seconds.
  */
-export type Rail = 'stripe' | 'apple' | 'google' | 'manual';
 
 export interface EntitlementSource {
   rail: Rail;

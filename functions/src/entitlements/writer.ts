@@ -1,13 +1,13 @@
 import { Timestamp, type DocumentSnapshot, type Transaction } from 'firebase-admin/firestore';
 import { auditExpiry } from '../audit/append';
-import { recordSubscriberChanges } from '../reports/subscriberRollup';
+import { recordSubscriberChanges } from './subscriberRollup';
 import type { EnvScope } from '../store/scope';
 import { ENTITLEMENT_CHANGES, type EntitlementCause, type EntitlementChange } from './changeModel';
 import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';
 import { listFacets } from './listFacets';
 import { projectEntitlements } from './projection';
 import { isActiveAt, toPublicEntitlement } from './publicShape';
-import { classifyEntitlementChange, entitlementEventRecord, type EntitlementEventType } from '../webhooks/entitlementEvents';
+import { classifyEntitlementChange, entitlementEventRecord, type EntitlementEventType } from './webhookEvents';
 import { appendWebhookEvent } from '../webhooks/outbox';
 
 /**

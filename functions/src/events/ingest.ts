@@ -1,13 +1,13 @@
 import { DAY, type Clock } from '../clock';
 import { ApiError } from '../http/errors';
 import { rateLimitedError } from '../http/rateLimit';
-import type { Platform } from '../keys/record';
+import type { Platform } from '../wire/vocabulary';
 import { BUCKETS } from '../ratelimit/buckets';
 import type { LimitDecision, RateLimiter } from '../ratelimit/limiter';
 import type { WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
-import type { EventsBody } from './ingestRoute';
+import type { EventsBody } from './batch';
 import { eventLogs } from './logs';
 import { packBatchEvents } from './batchCodec';
 import { BATCH_CODEC, batchDocId, type BatchedEvent, type LandingFields } from './model';
@@ -16,7 +16,7 @@ import { identityResolutionTask, MAX_BATCHES_PER_TASK } from './resolutionTask';
 import { expiresAtMs, retentionDays } from './retention';
 import { ErrorPassMemory, minuteOf, planThrottle } from './throttle';
 import { normaliseBatch, type NormalisedEvent } from './validation';
-import { recordThrottled } from '../reports/eventRollup';
+import { recordThrottled } from '../store/rollups/eventRollup';
 
 /** How long an error-pass marker is kept: its minute is long over by then. */
 const ERROR_PASS_MARKER_TTL_MS = DAY;

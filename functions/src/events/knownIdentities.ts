@@ -1,6 +1,6 @@
 import type { Hint } from '../identity/link';
-import { identityDocId, type CustomerRecord, type IdentityIndexEntry } from '../identity/model';
-import { customerRef, identityRef } from '../identity/repository';
+import { identityDocId, type CustomerRecord, type IdentityIndexEntry } from '../customers/model';
+import { customerRef, identityRef } from '../customers/refs';
 import type { EnvScope } from '../store/scope';
 import type { IdentityHints } from './model';
 import { splitGroups } from '../store/converters';

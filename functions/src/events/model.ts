@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Timestamp } from 'firebase-admin/firestore';
-import type { Platform } from '../keys/record';
+import type { Platform } from '../wire/vocabulary';
 import type { WireEnv } from '../store/env';
 import { storedRecord } from '../store/converters';
 

@@ -1,7 +1,7 @@
 import type { DocumentSnapshot } from 'firebase-admin/firestore';
-import type { RootDeps } from '../app/deps';
+import type { BackgroundDeps } from '../tasks/background';
 import type { Hint } from '../identity/link';
-import type { CustomerRecord } from '../identity/model';
+import type { CustomerRecord } from '../customers/model';
 import { identityMemory, type IdentityMemory } from '../identity/ports';
 import { linkObservedHints } from '../identity/repository';
 import { EnvScope } from '../store/scope';
@@ -9,7 +9,7 @@ import { KnownIdentities } from './knownIdentities';
 import { eventLogs } from './logs';
 import { decodeLandedBatch } from './batchCodec';
 import { eventDocId, type IdentityHints, type IngestedEventFields, type LandedBatch } from './model';
-import { StoredEventRollups, type EventToStore } from '../reports/storedEventRollups';
+import { StoredEventRollups, type EventToStore } from './storedEventRollups';
 import { batchRef, createEvent, deleteLandedBatch, eventRef, putEvent } from './repository';
 import { parseIdentityResolutionPayload } from './resolutionTask';
 
@@ -42,7 +42,7 @@ import { parseIdentityResolutionPayload } from './resolutionTask';
  * while it was being stored makes the commit fail (the removal is conditional), and the queue
  * runs the task again on the newer copy. Throwing (a store failure) makes the queue retry.
  */
-export async function resolveEventIdentities(payload: Record<string, unknown>, deps: RootDeps): Promise<void> {
+export async function resolveEventIdentities(payload: Record<string, unknown>, deps: BackgroundDeps): Promise<void> {
   const task = parseIdentityResolutionPayload(payload);
   if (!task) {
     eventLogs.resolutionPayloadInvalid('expected {projectId, env, batchDocIds}');

@@ -1,7 +1,7 @@
 import { FieldValue, type DocumentSnapshot, type Firestore } from 'firebase-admin/firestore';
 import { DomainError } from '../errors/domain';
 import { DAY } from '../clock';
-import { projectRef } from '../keys/paths';
+import { projectRef } from '../projects/paths';
 
 /**
  * Telemetry retention: each project may set `telemetryRetentionDays` on its project document

@@ -1,7 +1,7 @@
 import { DAY } from '../clock';
 import { serialisedJson } from '../http/validation';
-import { randomToken } from '../keys/format';
-import type { EventsBody, RawEvent } from './ingestRoute';
+import { randomToken } from '../ids/random';
+import type { EventsBody, RawEvent } from './batch';
 import { errorFingerprint } from './fingerprint';
 import { EVENT_LEVELS, eventDocId, type EventLevel, type IdentityHints, type IngestedEventFields } from './model';
 

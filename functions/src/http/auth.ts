@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Deps } from '../app/deps';
+import type { PipelineDeps } from './deps';
 import { parseKey, type ParsedKey } from '../keys/format';
 import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
@@ -34,7 +34,7 @@ export interface Authorised {
   scope: EnvScope;
 }
 
-export async function authorise(req: Request, route: CompiledRoute, deps: Deps): Promise<Authorised> {
+export async function authorise(req: Request, route: CompiledRoute, deps: PipelineDeps): Promise<Authorised> {
   const key = extractKey(req);
   if (route.key === 'secret' && key.kind !== 'secret') {
     throw new ApiError('invalid_api_key', 'This endpoint needs a secret key (cd_sk_…); publishable keys are not accepted.');

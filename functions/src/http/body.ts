@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Request } from 'express';
 import { ApiError } from './errors';
-import { describeJsonProblem, findJsonProblem, formatJsonPath, type JsonProblem } from './jsonShape';
+import { describeJsonProblem, findJsonProblem, formatJsonPath, type JsonProblem } from '../wire/jsonShape';
 
 /**
  * Reads the body as bytes, with a limit. Cloud Functions has already buffered it into

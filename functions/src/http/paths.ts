@@ -1,4 +1,5 @@
-import type { CompiledRoute, HttpMethod } from './route';
+import type { HttpMethod } from './methods';
+import type { CompiledRoute } from './route';
 import { decodeUrlComponent } from './urlParts';
 
 /** `/events`, `/v1/events/`, `//v1//events` → `/v1/events`. Every path is served with or without `/v1`. */

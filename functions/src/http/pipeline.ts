@@ -1,8 +1,9 @@
 import express, { type Express, type Request, type Response } from 'express';
-import type { Deps } from '../app/deps';
 import { isWireEnv } from '../store/env';
 import { RoundTripCounter, withRoundTripCounter } from '../store/roundTrips';
 import { authorise, requireScope } from './auth';
+import type { HttpMethod } from './methods';
+import type { PipelineDeps } from './deps';
 import { parseJsonBody, readRawBody } from './body';
 import { answerPreflight, setResponseCors } from './cors';
 import { ApiError, asApiError, toErrorBody } from './errors';
@@ -11,7 +12,7 @@ import { canonicalPath, RouteTable } from './paths';
 import { enforceRateLimit } from './rateLimit';
 import { newRequestId } from './requestId';
 import { parseQueryString } from './urlParts';
-import { DEFAULT_BODY_LIMIT, type AuthContext, type CompiledRoute, type HttpMethod, type OperatorContext, type Reply, type RequestContext } from './route';
+import { DEFAULT_BODY_LIMIT, type AuthContext, type CompiledRoute, type Reply, type RequestContext } from './route';
 import type { EnvScope } from '../store/scope';
 
 /**
@@ -23,9 +24,8 @@ import type { EnvScope } from '../store/scope';
  * → envelope environment → query (strict URL decoding) and validation → handler → error envelope. The Express app it returns is what the functions export and what
  * the local runner mounts.
  */
-export function createApiApp(routes: readonly CompiledRoute[], given: Deps): Express {
+export function createApiApp<D extends PipelineDeps>(routes: readonly CompiledRoute<D>[], deps: D): Express {
   const table = new RouteTable(routes);
-  const deps = handlerDeps(given);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -37,23 +37,7 @@ export function createApiApp(routes: readonly CompiledRoute[], given: Deps): Exp
   return app;
 }
 
-/**
- * What handlers see as `ctx.deps`: the Deps fields and nothing else, so that the process's
- * unscoped Firestore handle (app/deps.ts) is not reachable from a handler even by a cast.
- * One view per Deps, so per-process memories keyed by it stay one per process.
- */
-const views = new WeakMap<Deps, Deps>();
-function handlerDeps(deps: Deps): Deps {
-  let view = views.get(deps);
-  if (!view) {
-    const { clock, settings, keys, limiter, tasks, liveness, secrets, rails, idTokens, operators } = deps;
-    view = Object.freeze({ clock, settings, keys, limiter, tasks, liveness, secrets, rails, idTokens, operators } satisfies Deps);
-    views.set(deps, view);
-  }
-  return view;
-}
-
-async function handle(table: RouteTable, deps: Deps, req: Request, res: Response, roundTrips: RoundTripCounter): Promise<void> {
+async function handle(table: RouteTable, deps: PipelineDeps, req: Request, res: Response, roundTrips: RoundTripCounter): Promise<void> {
   const requestId = newRequestId();
   res.set('X-Request-Id', requestId);
   const path = canonicalPath(req.path);
@@ -69,7 +53,7 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
     // Who is calling is decided from the headers alone, before a byte of the body is read or
     // parsed: an unauthenticated request costs no body reading, parsing or memory.
     let auth: AuthContext | null = null;
-    let operator: OperatorContext | null = null;
+    let operator: unknown = null;
     if (route.key === 'operator') {
       ({ operator, scope } = await authoriseOperator(deps, req, route, params, requestId));
     } else if (route.key !== 'none') {
@@ -87,7 +71,7 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
     const query = route.validateQuery ? route.validateQuery(rawQuery) : rawQuery;
     const body = route.validateBody ? route.validateBody(parsedBody) : parsedBody;
 
-    const ctx: RequestContext<unknown, unknown> = {
+    const ctx: RequestContext<unknown, unknown, any> = {
       requestId,
       method: route.method as HttpMethod,
       path,
@@ -105,7 +89,7 @@ async function handle(table: RouteTable, deps: Deps, req: Request, res: Response
         if (!scope) throw new Error(`route ${route.path} takes no key; ctx.scope is unavailable`);
         return scope;
       },
-      get operator(): OperatorContext {
+      get operator(): unknown {
         if (!operator) throw new Error(`route ${route.path} is not an operator route; ctx.operator is unavailable`);
         return operator;
       },
@@ -144,7 +128,7 @@ async function keyErrorFirst(scope: EnvScope | null, error: ApiError): Promise<A
   }
 }
 
-function send(res: Response, deps: Deps, roundTrips: RoundTripCounter, reply: Reply, cacheControl: string | undefined): void {
+function send(res: Response, deps: PipelineDeps, roundTrips: RoundTripCounter, reply: Reply, cacheControl: string | undefined): void {
   if (cacheControl) res.set('Cache-Control', cacheControl);
   if (reply.headers) res.set(reply.headers);
   if (deps.settings.exposeRoundTrips) res.set({ 'X-Tessera-Round-Trips': String(roundTrips.count), 'X-Tessera-Documents-Read': String(roundTrips.documents) });
@@ -163,12 +147,12 @@ function checkEnvelopeEnvironment(body: unknown, auth: AuthContext): void {
 }
 
 /**
- * Operator routes (the dashboard) authenticate a signed-in operator instead of an API key; on
- * routes inside a project (`:projectId/:env`) the role is checked and the request's scope is
- * that project's partition of the environment the path names.
+ * Operator routes (the dashboard) authenticate a signed-in operator instead of an API key, through
+ * the operator gate (http/operatorGate.ts); on routes inside a project (`:projectId/:env`) the gate
+ * checks the role and the request's scope is that project's partition of the path's environment.
  */
-async function authoriseOperator(deps: Deps, req: Request, route: CompiledRoute, params: Record<string, string>, requestId: string): Promise<{ operator: OperatorContext; scope: EnvScope | null }> {
-  const { identity, console } = await deps.operators.authorise({
+function authoriseOperator(deps: PipelineDeps, req: Request, route: CompiledRoute, params: Record<string, string>, requestId: string): Promise<{ operator: unknown; scope: EnvScope | null }> {
+  return deps.operators.authorise({
     requestId,
     method: route.method,
     authorization: req.get('authorization'),
@@ -176,12 +160,4 @@ async function authoriseOperator(deps: Deps, req: Request, route: CompiledRoute,
     env: params.env,
     needs: route.operatorRole ?? (route.method === 'GET' ? 'viewer' : 'admin'),
   });
-  const operator: OperatorContext = {
-    identity,
-    get console() {
-      if (!console) throw new Error(`route ${route.path} is outside a project; ctx.operator.console is unavailable`);
-      return console;
-    },
-  };
-  return { operator, scope: console?.scope ?? null };
 }

@@ -1,5 +1,5 @@
 import { ApiError } from './errors';
-import { originAllowed } from './origins';
+import { originAllowed } from '../keys/origins';
 import type { KeyRecord } from '../keys/record';
 
 export interface LockInput {

@@ -1,4 +1,4 @@
-import type { Deps } from '../app/deps';
+import type { PipelineDeps } from './deps';
 import { BUCKETS, type BucketName } from '../ratelimit/buckets';
 import type { LimitDecision } from '../ratelimit/limiter';
 import { ApiError } from './errors';
@@ -14,7 +14,7 @@ export function rateLimitedError(decision: LimitDecision, what = 'this endpoint'
 }
 
 /** Charges `cost` tokens of a bucket for the key's project and environment; all or nothing. */
-export async function enforceRateLimit(deps: Deps, auth: AuthContext, bucket: BucketName, cost = 1): Promise<LimitDecision> {
+export async function enforceRateLimit(deps: PipelineDeps, auth: AuthContext, bucket: BucketName, cost = 1): Promise<LimitDecision> {
   const decision = await deps.limiter.take({ projectId: auth.projectId, env: auth.env, bucket }, BUCKETS[bucket], cost);
   if (decision.granted < cost) throw rateLimitedError(decision, bucket);
   return decision;

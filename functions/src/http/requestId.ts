@@ -1,3 +1,3 @@
-import { randomToken } from '../keys/format';
+import { randomToken } from '../ids/random';
 
 export const newRequestId = (): string => `req_${randomToken(24)}`;

@@ -1,16 +1,15 @@
 import type { JSONSchemaType } from 'ajv';
-import type { Deps } from '../app/deps';
-import type { OperatorConsole } from '../dashboard/console';
-import type { OperatorIdentity, OperatorRole } from '../dashboard/model';
 import type { KeyKind, ParsedKey } from '../keys/format';
 import type { Scope } from '../keys/scopes';
-import type { KeyRecord, Platform } from '../keys/record';
+import type { KeyRecord } from '../keys/record';
+import type { Platform } from '../wire/vocabulary';
 import type { BucketName } from '../ratelimit/buckets';
 import type { Env, WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
+import type { PipelineDeps } from './deps';
+import type { HttpMethod } from './methods';
+import type { OperatorGate, OperatorRole } from './operatorGate';
 import { compileSchema, type Validator } from './validation';
-
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
 /**
  * Which keys a route accepts. `none`: public (healthz, versions) or self-verifying (webhooks).
@@ -18,12 +17,8 @@ export type HttpMethod = 'GET' | 'POST' | 'DELETE';
  */
 export type KeyRequirement = 'none' | 'publishable' | 'secret' | 'any' | 'operator';
 
-/** The signed-in operator of an `operator` route. */
-export interface OperatorContext {
-  identity: OperatorIdentity;
-  /** The console of the path's project and environment (routes under `:projectId/:env` only). */
-  console: OperatorConsole;
-}
+/** The operator the gate in `Ports` authorised (dashboard/authenticator.ts); `never` on routes without one. */
+type OperatorOf<Ports> = Ports extends { operators: OperatorGate<infer Operator> } ? Operator : never;
 
 export interface AuthContext {
   keyId: string;
@@ -38,7 +33,11 @@ export interface AuthContext {
   key: ParsedKey;
 }
 
-export interface RequestContext<Body = unknown, Query = Record<string, string>> {
+/**
+ * `Ports`: what the handler uses beyond the pipeline's own deps (e.g. `{ tasks: TaskQueue }`),
+ * named by the route so that the pipeline never needs to know the capabilities' ports.
+ */
+export interface RequestContext<Body = unknown, Query = Record<string, string>, Ports = {}> {
   requestId: string;
   method: HttpMethod;
   /** Canonical path (`/v1/...`), after alias resolution. */
@@ -49,20 +48,20 @@ export interface RequestContext<Body = unknown, Query = Record<string, string>> 
   /** The exact bytes received (webhook signatures are computed over these). */
   rawBody: Buffer;
   header(name: string): string | undefined;
-  deps: Deps;
+  deps: PipelineDeps & Ports;
   /** The presented key; only on routes that require one. */
   auth: AuthContext;
   /** The key's project and environment partition; only on routes that require a key (or an operator, inside a project). */
   scope: EnvScope;
   /** The signed-in operator; only on `operator` routes. */
-  operator: OperatorContext;
+  operator: OperatorOf<Ports>;
 }
 
 /** What a `beforeValidation` check may look at. */
 export interface PreValidationRequest {
   body: unknown;
   header(name: string): string | undefined;
-  deps: Deps;
+  deps: PipelineDeps;
 }
 
 export interface Reply {
@@ -71,7 +70,7 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export interface RouteSpec<Body = unknown, Query = Record<string, string>> {
+export interface RouteSpec<Body = unknown, Query = Record<string, string>, Ports = {}> {
   method: HttpMethod;
   /** Canonical path with `:param` segments, e.g. `/v1/server/customers/:customerId/grant`. */
   path: string;
@@ -107,20 +106,25 @@ export interface RouteSpec<Body = unknown, Query = Record<string, string>> {
   cacheControl?: string;
   /** `operator` routes: the least role needed (default: viewer for GET, admin otherwise). */
   operatorRole?: OperatorRole;
-  handler: (ctx: RequestContext<Body, Query>) => Promise<Reply>;
+  handler: (ctx: RequestContext<Body, Query, Ports>) => Promise<Reply>;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-/** A route with its validators compiled once, at module load. */
-export interface CompiledRoute extends RouteSpec<any, any> {
+/**
+ * A route with its validators compiled once, at module load. `Ports` is kept as a type only:
+ * app/ mounts routes as `CompiledRoute<Deps>`, which compiles only if its Deps has every port
+ * each route's handler names.
+ */
+export interface CompiledRoute<Ports = any> extends RouteSpec<any, any, any> {
   validateBody: Validator<unknown> | null;
   validateQuery: Validator<unknown> | null;
+  readonly needs?: (deps: Ports) => void;
 }
 
-export function route<Body = unknown, Query = Record<string, string>>(spec: RouteSpec<Body, Query>): CompiledRoute {
+export function route<Body = unknown, Query = Record<string, string>, Ports = {}>(spec: RouteSpec<Body, Query, Ports>): CompiledRoute<Ports> {
   return {
-    ...(spec as RouteSpec<any, any>),
+    ...(spec as RouteSpec<any, any, any>),
     validateBody: spec.body ? compileSchema(spec.body) : null,
     validateQuery: spec.query ? compileSchema(spec.query) : null,
   };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Env } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import type { IdentityKind } from './model';
+import type { IdentityKind } from '../customers/model';
 import { storedRecord } from '../store/converters';
 
 /**

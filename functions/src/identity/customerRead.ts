@@ -2,8 +2,8 @@ import type { DocumentReference, DocumentSnapshot } from 'firebase-admin/firesto
 import { projectionRef } from '../entitlements/projection';
 import type { ProjectionDoc } from '../entitlements/model';
 import type { EnvScope } from '../store/scope';
-import { CUSTOMER_ID_PREFIX, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from './model';
-import { customerRef, identityRef } from './refs';
+import { CUSTOMER_ID_PREFIX, type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../customers/model';
+import { customerRef, identityRef } from '../customers/refs';
 
 /** A customer id as clients may send it: the prefix plus a Firestore-safe suffix. */
 export const CUSTOMER_ID_PATTERN = /^cdcust_[A-Za-z0-9_-]{1,128}$/;

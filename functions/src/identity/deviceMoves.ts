@@ -1,8 +1,8 @@
 import type { Transaction } from 'firebase-admin/firestore';
 import { appendAudit } from '../audit/append';
-import { randomToken } from '../keys/format';
+import { randomToken } from '../ids/random';
 import type { EnvScope } from '../store/scope';
-import type { CustomerRecord, IdentityIndexEntry } from './model';
+import type { CustomerRecord, IdentityIndexEntry } from '../customers/model';
 
 /**
  * One developer user id is one person. A device (anonymous id) bound to a customer that carries

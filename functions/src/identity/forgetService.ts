@@ -8,7 +8,7 @@ import { erasureRequestedEventId, erasureTaskId, PENDING_ERASURES, type ErasureP
 import { requireVerified } from './identifyService';
 import { identityLogs } from './logs';
 import type { IdentityCaller, IdentityPorts } from './ports';
-import { customerRef, identityRef } from './refs';
+import { customerRef, identityRef } from '../customers/refs';
 
 export interface ForgetInput {
   customerId: string | null;

@@ -1,8 +1,8 @@
 import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
 import type { Assurance, Hint } from './link';
-import { type CustomerRecord, type IdentityIndexEntry } from './model';
-import { customerRef } from './refs';
+import { type CustomerRecord, type IdentityIndexEntry } from '../customers/model';
+import { customerRef } from '../customers/refs';
 import { mergeTraits, type Traits } from './traits';
 
 /**

@@ -1,7 +1,7 @@
 import type { DocumentReference, DocumentSnapshot } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
 import { PROVIDER_CONFIG_TTL_MS } from './idTokens';
-import type { IdentityIndexEntry } from './model';
+import type { IdentityIndexEntry } from '../customers/model';
 import { IDENTITY_PROVIDER_SETTING, type IdentityProviderConfig } from './providerConfig';
 import { storedRecord } from '../store/converters';
 

@@ -2,10 +2,10 @@ import { DomainError } from '../errors/domain';
 import type { PublicEntitlement } from '../entitlements/model';
 import { projectionRef } from '../entitlements/projection';
 import { toPublicEntitlements } from '../entitlements/publicShape';
-import type { EnvScope } from '../store/scope';
+import { EnvScope } from '../store/scope';
+import type { CustomerRecord, IdentityIndexEntry, IdentityKind } from '../customers/model';
+import { customerRef, identityIndexCollection, identityRef } from '../customers/refs';
 import { conflictsCollection } from './conflictModel';
-import type { CustomerRecord, IdentityIndexEntry, IdentityKind } from './model';
-import { customerRef, identityIndexCollection, identityRef } from './refs';
 
 export type CustomerLookup = { customerId: string } | { kind: IdentityKind; id: string };
 

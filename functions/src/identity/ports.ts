@@ -1,5 +1,4 @@
 import type { Clock } from '../clock';
-import type { RequestContext } from '../http/route';
 import type { KeyKind } from '../keys/format';
 import type { EnvScope } from '../store/scope';
 import type { IdTokenVerifier } from './idTokens';
@@ -37,13 +36,4 @@ export function identityMemory(deps: object): IdentityMemory {
     memories.set(deps, memory);
   }
   return memory;
-}
-
-/** Route files' extraction: the ports and caller of an authenticated request. */
-export function identityPorts(ctx: RequestContext<unknown, unknown>): { ports: IdentityPorts; caller: IdentityCaller } {
-  const memory = identityMemory(ctx.deps);
-  return {
-    ports: { scope: ctx.scope, clock: ctx.deps.clock, idTokens: ctx.deps.idTokens, memory },
-    caller: { requestId: ctx.requestId, keyKind: ctx.auth.kind },
-  };
 }

@@ -1,5 +1,5 @@
 import type { Firestore } from 'firebase-admin/firestore';
-import { projectRef } from '../keys/paths';
+import { projectRef } from '../projects/paths';
 import { storedRecord } from '../store/converters';
 
 /**

@@ -4,20 +4,12 @@ import { linkIdentities, VerifiedIdentityRequired, type Assurance, type LinkResu
 import type { IdentityMemory } from './ports';
 import { VelocityExceeded } from './velocity';
 import type { Traits } from './traits';
-import type { IdentityKind } from './model';
-import { customerRef, identityRef } from './refs';
+import type { IdentityKind } from '../customers/model';
 
 /**
  * The identity repository other capabilities code against (events' out-of-band resolution,
  * purchases, rails, migration). Stable signatures; the logic lives in link.ts.
  */
-export { customerRef, identityRef };
-
-/** The customer an identifier belongs to, by one direct document read (no query). */
-export async function findCustomerIdByIdentity(scope: EnvScope, kind: IdentityKind, id: string): Promise<string | null> {
-  const snapshot = await scope.get(identityRef(scope, kind, id));
-  return snapshot.data()?.customerId ?? null;
-}
 
 /**
  * Resolves identity hints to one customer, transactionally: creates the customer when no hint

@@ -7,7 +7,7 @@ import { linkIdentities } from './link';
 import { identityLogs } from './logs';
 import { readByCustomerId } from './customerRead';
 import type { IdentityCaller, IdentityPorts } from './ports';
-import { customerRef, identityRef } from './refs';
+import { customerRef, identityRef } from '../customers/refs';
 
 /** Trust tiers (spec › States › Trust tiers). The server derives the tier and fails closed. */
 export const TRUSTED_DEVICE_WINDOW_MS = 90 * DAY;

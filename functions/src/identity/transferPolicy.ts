@@ -1,6 +1,6 @@
 import type { DocumentSnapshot, Firestore, Transaction } from 'firebase-admin/firestore';
 import { DomainError } from '../errors/domain';
-import { projectRef } from '../keys/paths';
+import { projectRef } from '../projects/paths';
 import { getProject } from '../projects/repository';
 import type { EnvScope } from '../store/scope';
 import { storedRecord } from '../store/converters';

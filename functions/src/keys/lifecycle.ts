@@ -1,15 +1,16 @@
 import { FieldValue, type Firestore, type Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
-import { operatorChangeEntry, type OperatorActor } from '../audit/operatorActor';
+import { type OperatorActor, operatorChangeEntry } from '../audit/operatorActor';
 import { scopesOfProject } from '../store/partitions';
 import { DomainError } from '../errors/domain';
 import { DAY } from '../clock';
 import { getApp } from '../projects/repository';
 import type { AppRecord } from '../projects/model';
 import type { Env } from '../store/env';
-import { maskSecret, mintKey, newKeyId, parseKey, sha256Hex, type KeyKind } from './format';
-import { appRef, keyActivityCollection, keyIndex, keyIndexRef, projectRef } from './paths';
-import { keyState, type KeyActivity, type KeyRecord, type KeyState } from './record';
+import { type KeyKind, maskSecret, mintKey, newKeyId, parseKey, sha256Hex } from './format';
+import { keyActivityCollection, keyIndex, keyIndexRef } from './paths';
+import { appRef, projectRef } from '../projects/paths';
+import { type KeyActivity, type KeyRecord, keyState, type KeyState } from './record';
 import { scopesForNewKey } from './scopes';
 
 /** Key lifecycle: create, rotate with grace, revoke. Every rotation and revocation is journalled. */

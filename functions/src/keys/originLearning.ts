@@ -1,7 +1,7 @@
 import type { Firestore } from 'firebase-admin/firestore';
 import { propagateAllowedOrigins } from './lifecycle';
 import { getApp } from '../projects/repository';
-import { originsToLearn } from '../http/origins';
+import { originsToLearn } from './origins';
 
 /**
  * Onboarding: a new web app with an empty allowlist learns the first observed origin plus its

@@ -1,5 +1,5 @@
 import type { DocumentReference, Firestore } from 'firebase-admin/firestore';
-import { appConverter, projectConverter } from '../projects/model';
+import { appRef } from '../projects/paths';
 import { sha256Hex, type ParsedKey } from './format';
 import { keyActivityConverter, keyRecordConverter, type KeyRecord } from './record';
 
@@ -17,11 +17,5 @@ export function keyIndexRef(db: Firestore, key: ParsedKey): DocumentReference<Ke
 export function keyIndex(db: Firestore, kind: ParsedKey['kind']) {
   return db.collection(kind === 'publishable' ? PUBLISHABLE_KEYS : SECRET_KEYS).withConverter(keyRecordConverter);
 }
-
-export const projectRef = (db: Firestore, projectId: string) => db.collection('projects').doc(projectId).withConverter(projectConverter);
-
-/** Apps are addressed by id alone (operators pass `--app ID`), so they live at the top level. */
-export const appsCollection = (db: Firestore) => db.collection('apps').withConverter(appConverter);
-export const appRef = (db: Firestore, appId: string) => appsCollection(db).doc(appId);
 
 export const keyActivityCollection = (db: Firestore, appId: string) => appRef(db, appId).collection('keyActivity').withConverter(keyActivityConverter);

@@ -1,11 +1,10 @@
-import type { Timestamp } from 'firebase-admin/firestore';
+import type { Platform } from '../wire/vocabulary';
 import type { Env } from '../store/env';
 import { ApiError } from '../http/errors';
 import type { KeyKind } from './format';
 import { storedRecord } from '../store/converters';
+import type { Timestamp } from 'firebase-admin/firestore';
 
-export type Platform = 'web' | 'ios' | 'android';
-export const PLATFORMS: readonly Platform[] = ['web', 'ios', 'android'];
 
 /**
  * One API key as stored in the key index (`publishableKeys/{key}` or `secretKeys/{sha256}`).

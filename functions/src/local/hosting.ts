@@ -1,7 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
-import { REPO_ROOT } from './paths';
+import { REPO_ROOT } from '../config/paths';
 
 /**
  * What Firebase Hosting serves from `hosting-public/` deployed, served by `npm start` locally:

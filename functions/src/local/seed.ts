@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Firestore } from 'firebase-admin/firestore';
 import { createKeys } from '../keys/lifecycle';
-import { projectRef } from '../keys/paths';
-import type { Platform } from '../keys/record';
+import { projectRef } from '../projects/paths';
+import type { Platform } from '../wire/vocabulary';
 import { createApp, createProject } from '../projects/repository';
 import type { Env } from '../store/env';
 import { CLI_ACTOR } from '../audit/operatorActor';

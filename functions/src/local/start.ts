@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { DEMO_SPEC, EXPORT_DIR, LOCAL_GCLOUD_PROJECT, RUNNING_FILE, STATE_DIR } from './paths';
+import { DEMO_SPEC, EXPORT_DIR, LOCAL_GCLOUD_PROJECT, RUNNING_FILE, STATE_DIR } from '../config/paths';
 import { EmulatorMissingError, startEmulator, type RunningEmulator } from './emulator';
 
 /**
@@ -42,7 +42,7 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   // Loaded only now: the Admin SDK reads FIRESTORE_EMULATOR_HOST when it first connects.
   const { createDeps } = await import('../app/deps');
   const { ALL_ROUTES } = await import('../app/groups');
-  const { createApiApp } = await import('../http/pipeline');
+  const { createServiceApp } = await import('../app/serviceApp');
   const { readDemoSpec, seedDemo } = await import('./seed');
   const { railStandIns } = await import('../rails/edges');
 
@@ -56,10 +56,10 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const resumed = await tasks.resume();
   const demo = await seedDemo(deps.db, readDemoSpec(DEMO_SPEC), deps.clock.now());
   // Deployed, Cloud Scheduler runs it every minute (index.ts webhookWorker).
-  const { startLocalWebhookWorker } = await import('../webhooks/outboxWorker');
+  const { startLocalWebhookWorker } = await import('../app/workers/outboxWorker');
   const webhookWorker = startLocalWebhookWorker(deps);
   const { withHostingPublic } = await import('./hosting');
-  const server = createServer(withHostingPublic(createApiApp(ALL_ROUTES, deps)));
+  const server = createServer(withHostingPublic(createServiceApp(ALL_ROUTES, deps)));
   const baseUrl = `http://127.0.0.1:${port}`;
   // The dashboard's sign-in links: each signs in once, during this run only; using one prints the next (dashboard/README.md).
   const loginToken = deps.operators.enableLocalLogin((next) => console.log(`\nDashboard (one-time sign-in link; the previous one is spent): ${baseUrl}/dashboard/#login=${next}`));

@@ -6,7 +6,7 @@ import { newManualGrant } from '../entitlements/manualGrants';
 import type { GrantRecord, ProjectionDoc } from '../entitlements/model';
 import { getAllInTx, grantRef, projectionRef, readCustomerGrantsGuarded } from '../entitlements/projection';
 import { applyGrantChanges } from '../entitlements/writer';
-import { customerRef } from '../identity/repository';
+import { customerRef } from '../customers/refs';
 import type { EnvScope } from '../store/scope';
 import { inCustomerTurn } from '../store/writeQueue';
 import { decideGate, type GateOutcome } from './gate';

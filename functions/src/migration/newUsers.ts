@@ -1,8 +1,8 @@
 import type { MigrationDeps } from './deps';
 import { projectionRef } from '../entitlements/projection';
 import { createFreshCustomer } from '../identity/freshCustomers';
-import { identityDocId, newCustomerId } from '../identity/model';
-import { identityRef } from '../identity/refs';
+import { identityDocId, newCustomerId } from '../customers/model';
+import { identityRef } from '../customers/refs';
 import { runIdentityTransaction } from '../identity/transactions';
 import type { EnvScope } from '../store/scope';
 import { writeKeys, writeQueue } from '../store/writeQueue';

@@ -1,7 +1,10 @@
 import { ApiError } from '../http/errors';
 import { isEntitlementKey } from '../entitlements/catalog';
-import type { IdentityKind } from '../identity/model';
+import type { IdentityKind } from '../customers/model';
 import { sanitizeTraits, type Traits } from '../identity/traits';
+
+/** At most 1,000 rows per request (spec › Limits). */
+export const MAX_MIGRATION_ROWS = 1000;
 
 /**
  * One row of `POST /v1/migration/users`, checked on its own: a bad row becomes an entry of

@@ -1,7 +1,7 @@
 import type { MigrationDeps } from './deps';
 import { productsOfRail } from '../entitlements/catalog';
 import { conflictRef } from '../identity/conflictModel';
-import { identityDocId, type IdentityKind } from '../identity/model';
+import { identityDocId, type IdentityKind } from '../customers/model';
 import { linkMigratedUser } from '../identity/repository';
 import { isStoreContention } from '../store/contention';
 import type { EnvScope } from '../store/scope';

@@ -1,4 +1,4 @@
-import type { Platform } from '../keys/record';
+import type { Platform } from '../wire/vocabulary';
 import type { Env } from '../store/env';
 import { storedRecord } from '../store/converters';
 

@@ -2,12 +2,12 @@ import type { Firestore, Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { operatorChangeEntry, type OperatorActor } from '../audit/operatorActor';
 import { ENVS } from '../store/env';
-import { scopesOfProject } from '../store/partitions';
-import { randomToken } from '../keys/format';
-import { appRef, keyIndex, projectRef } from '../keys/paths';
-import type { Platform } from '../keys/record';
+import { randomToken } from '../ids/random';
+import { appRef, projectRef } from './paths';
+import type { Platform } from '../wire/vocabulary';
 import { DomainError } from '../errors/domain';
 import type { AppRecord, ProjectRecord } from './model';
+import { scopesOfProject } from '../store/partitions';
 
 /** Project and app records: operator-managed, not environment-scoped. */
 
@@ -80,33 +80,4 @@ export async function getApp(db: Firestore, appId: string, tx?: Transaction): Pr
   const app = (tx ? await tx.get(ref) : await ref.get()).data();
   if (!app) throw new DomainError('not_found', `No app ${appId}.`);
   return app;
-}
-
-/** Archiving makes every key of the app fail closed; the flag is copied onto each key document. */
-export async function archiveApp(db: Firestore, appId: string): Promise<AppRecord> {
-  return db.runTransaction(async (tx) => {
-    const app = await getApp(db, appId, tx);
-    const keys = await Promise.all([
-      tx.get(keyIndex(db, 'publishable').where('appId', '==', appId)),
-      tx.get(keyIndex(db, 'secret').where('appId', '==', appId)),
-    ]);
-    tx.update(appRef(db, appId), { archived: true });
-    for (const snapshot of keys) for (const doc of snapshot.docs) tx.update(doc.ref, { appArchived: true });
-    return { ...app, archived: true };
-  });
-}
-
-export async function archiveProject(db: Firestore, projectId: string): Promise<ProjectRecord> {
-  return db.runTransaction(async (tx) => {
-    const ref = projectRef(db, projectId);
-    const project = (await tx.get(ref)).data();
-    if (!project) throw new DomainError('not_found', `No project ${projectId}.`);
-    const keys = await Promise.all([
-      tx.get(keyIndex(db, 'publishable').where('projectId', '==', projectId)),
-      tx.get(keyIndex(db, 'secret').where('projectId', '==', projectId)),
-    ]);
-    tx.update(ref, { archived: true });
-    for (const result of keys) for (const doc of result.docs) tx.update(doc.ref, { projectArchived: true });
-    return { ...project, archived: true };
-  });
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../clock';
 import { toPublicEntitlements } from '../entitlements/publicShape';
 import type { PublicEntitlement } from '../entitlements/model';
 import { projectionRef } from '../entitlements/projection';
-import { findCustomerIdByIdentity } from '../identity/repository';
+import { findCustomerIdByIdentity } from '../customers/lookup';
 import { appleFacts, appleOwner, isFamilyShared } from '../rails/apple/owner';
 import { appleRenewalProblem, appleTransactionProblem } from '../rails/apple/shape';
 import { appleSnapshot } from '../rails/apple/state';

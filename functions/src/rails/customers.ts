@@ -1,5 +1,6 @@
-import { CUSTOMER_ID_PREFIX, type IdentityKind } from '../identity/model';
-import { customerRef, identityRef, linkHints } from '../identity/repository';
+import { CUSTOMER_ID_PREFIX, type IdentityKind } from '../customers/model';
+import { linkHints } from '../identity/repository';
+import { customerRef, identityRef } from '../customers/refs';
 import type { EnvScope } from '../store/scope';
 
 /**

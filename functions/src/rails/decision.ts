@@ -1,25 +1,26 @@
 import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import { appendAudit, auditRef } from '../audit/append';
-import { entitlementKeysForProduct, type CatalogRail } from '../entitlements/catalog';
+import type { AuditEntry } from '../audit/model';
+import { entitlementKeysForProduct } from '../entitlements/catalog';
+import type { CatalogRail } from '../wire/vocabulary';
 import type { EntitlementCause } from '../entitlements/changeModel';
 import type { GrantRecord, ProjectionDoc } from '../entitlements/model';
 import { getAllInTx, projectionRef, readCustomerGrants, readCustomerGrantsGuarded } from '../entitlements/projection';
 import { applyGrantChanges } from '../entitlements/writer';
-import { customerRef } from '../identity/repository';
+import { customerRef } from '../customers/refs';
 import { transferBehaviorIn } from '../identity/transferPolicy';
-import { randomToken } from '../keys/format';
+import { randomToken } from '../ids/random';
 import { subscriptionTransferredEvent } from '../webhooks/customerEvents';
 import { appendWebhookEvent } from '../webhooks/outbox';
-import type { CustomerRecord } from '../identity/model';
+import type { CustomerRecord } from '../customers/model';
 import type { EnvScope } from '../store/scope';
 import { writeKeys, writeQueue } from '../store/writeQueue';
 import type { TaskQueue } from '../tasks/queue';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
-import type { RevenueFact } from '../reports/revenueFacts';
-import { recordRevenue, revenueClaimRefs } from '../reports/revenueRollup';
-import { ACCESS_STATES, SUBSCRIPTION_TRANSFERRED_EVENT_TYPE, SUBSCRIPTIONS, subscriptionConverter, type TransferReason, subscriptionDocId, type SubscriptionRecord, type SubscriptionSnapshot } from './model';
+import type { RevenueFact } from '../store/rollups/revenueFacts';
+import { recordRevenue, revenueClaimRefs } from '../store/rollups/revenueRollup';
+import { ACCESS_STATES, SUBSCRIPTION_TRANSFERRED_EVENT_TYPE, subscriptionConverter, subscriptionDocId, type SubscriptionRecord, SUBSCRIPTIONS, type SubscriptionSnapshot, type TransferReason } from './model';
 import { readGroupsInTx } from '../store/converters';
-import type { AuditEntry } from '../audit/model';
 
 /**
  * The one transaction every rail decision runs (purchase sync and the three webhooks):

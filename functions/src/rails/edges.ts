@@ -1,5 +1,6 @@
 import type { androidpublisher_v3 } from '@googleapis/androidpublisher';
 import type { Settings } from '../config/settings';
+import type { SecretStore } from '../secrets/store';
 
 /**
  * The network edges of the rails, injectable so the same code runs deployed and in tests:
@@ -10,6 +11,12 @@ import type { Settings } from '../config/settings';
  * `TESSERA_PLAY_API_URL`, `TESSERA_GOOGLE_PUSH_JWKS_URL`); explicit overrides win over settings.
  */
 export type PlayAuth = androidpublisher_v3.Options['auth'];
+
+/** What reading a rail's provider needs: its network edges and the project's credentials. */
+export interface RailReadPorts {
+  secrets: SecretStore;
+  rails: RailEdges;
+}
 
 export interface RailEdges {
   apple: {

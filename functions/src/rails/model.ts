@@ -1,4 +1,4 @@
-import type { CatalogRail } from '../entitlements/catalog';
+import type { CatalogRail } from '../wire/vocabulary';
 import { storedRecord } from '../store/converters';
 
 /**

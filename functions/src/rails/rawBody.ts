@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { describeJsonProblem, findJsonProblem } from '../http/jsonShape';
+import { describeJsonProblem, findJsonProblem } from '../wire/jsonShape';
 
 /**
  * Rail notifications are verified over the raw bytes before anything in them is judged (the

@@ -1,5 +1,5 @@
 import { invalidParam } from '../http/errors';
-import { projectRef } from '../keys/paths';
+import { projectRef } from '../projects/paths';
 import type { Env } from '../store/env';
 import { db } from '../store/firestore';
 import { countedGetAll } from '../store/counted';

@@ -2,11 +2,11 @@ import { FieldPath } from 'firebase-admin/firestore';
 import type { PublicEntitlement } from '../entitlements/model';
 import { projectionRef } from '../entitlements/projection';
 import { toPublicEntitlements } from '../entitlements/publicShape';
-import { type IdentityKind } from '../identity/model';
+import { type IdentityKind } from '../customers/model';
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
-import { customersCollection } from '../identity/refs';
+import { customersCollection } from '../customers/refs';
 
 export interface CustomerRow {
   object: 'customer';

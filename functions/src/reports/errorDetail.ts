@@ -1,10 +1,10 @@
 import { DomainError } from '../errors/domain';
-import { resolveStackFrames, type ResolvedFrame } from '../sourcemaps/resolve';
+import { type ResolvedFrame, resolveStackFrames } from '../sourcemaps/resolve';
 import { parseStackTrace } from '../sourcemaps/stackTrace';
 import { RELEASE_PATTERN } from '../sourcemaps/limits';
 import type { EnvScope } from '../store/scope';
-import { errorGroupRef, errorGroupShardRef, FINGERPRINT_PATTERN, GROUP_SHARDS } from './errorGroupModel';
-import { summaryOf, type ErrorGroupSummary } from './errorsReport';
+import { errorGroupRef, errorGroupShardRef, FINGERPRINT_PATTERN, GROUP_SHARDS } from '../store/rollups/errorGroupModel';
+import { type ErrorGroupSummary, summaryOf } from './errorsReport';
 
 export interface ErrorGroupDetail extends ErrorGroupSummary {
   /** Null when the customer whose event it was has been erased. */

@@ -2,7 +2,7 @@ import { FieldPath, type QueryDocumentSnapshot } from 'firebase-admin/firestore'
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
-import { errorGroupsCollection, errorGroupShardRef, FINGERPRINT_PATTERN, GROUP_SHARDS, type ErrorGroupDoc, type ErrorGroupShard } from './errorGroupModel';
+import { type ErrorGroupDoc, errorGroupsCollection, type ErrorGroupShard, errorGroupShardRef, FINGERPRINT_PATTERN, GROUP_SHARDS } from '../store/rollups/errorGroupModel';
 
 export interface ErrorGroupSummary {
   object: 'error_group';

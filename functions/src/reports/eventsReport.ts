@@ -1,9 +1,9 @@
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import { EVENT_ROLLUPS, EVENT_SHARDS, METRIC } from './model';
+import { EVENT_ROLLUPS, EVENT_SHARDS, METRIC } from '../store/rollups/model';
 import { checkRange, periodStarts, rangeHours, type Granularity, type ReportRange } from './range';
 import { readRollupWindow } from './rollupRead';
-import { seriesKey, seriesParts } from './rollupWrite';
+import { seriesKey, seriesParts } from '../store/rollups/rollupWrite';
 import { sumsPerPeriod } from './series';
 
 export interface EventsReport {

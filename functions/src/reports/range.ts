@@ -1,7 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
 import { DAY, HOUR } from '../clock';
 import { DomainError } from '../errors/domain';
-import { hourOf } from './periods';
+import { hourOf } from '../store/rollups/periods';
 
 /**
  * The time window of a report: `from` and `to` (Unix ms, default the last 30 days up to now)

@@ -1,11 +1,11 @@
-import type { CatalogRail } from '../entitlements/catalog';
+import type { CatalogRail } from '../wire/vocabulary';
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import { METRIC, REVENUE_ROLLUPS, REVENUE_SHARDS } from './model';
-import { hourOf } from './periods';
+import { METRIC, REVENUE_ROLLUPS, REVENUE_SHARDS } from '../store/rollups/model';
+import { hourOf } from '../store/rollups/periods';
 import { checkRange, periodStarts, rangeHours, type Granularity, type ReportRange } from './range';
 import { readRollupWindow } from './rollupRead';
-import { seriesParts } from './rollupWrite';
+import { seriesParts } from '../store/rollups/rollupWrite';
 import { levelAt, sumsPerPeriod } from './series';
 
 export interface RevenuePeriod {

@@ -1,8 +1,8 @@
 import { FieldPath, type DocumentReference, type DocumentSnapshot } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
-import { ALL_TIME, periodKeys } from './periods';
-import { dayTotalsField, monthTotalsField, yearTotalsField } from './rollupWrite';
-import { shardDocId } from './shards';
+import { ALL_TIME, periodKeys } from '../store/rollups/periods';
+import { dayTotalsField, monthTotalsField, yearTotalsField } from '../store/rollups/rollupWrite';
+import { shardDocId } from '../store/rollups/shards';
 
 /**
  * Reads the rollup documents (rollupWrite.ts) a report over the hours `[fromHour, toHour]`

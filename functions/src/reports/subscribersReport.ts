@@ -1,11 +1,11 @@
-import type { Rail } from '../entitlements/model';
+import type { Rail } from '../wire/vocabulary';
 import { toWireEnv, type WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import { METRIC, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from './model';
-import { hourOf } from './periods';
+import { METRIC, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from '../store/rollups/model';
+import { hourOf } from '../store/rollups/periods';
 import { checkRange, rangeHours, type Granularity, type ReportRange } from './range';
 import { readRollupWindow, type RollupWindow } from './rollupRead';
-import { seriesParts } from './rollupWrite';
+import { seriesParts } from '../store/rollups/rollupWrite';
 import { levelAt, levelsPerPeriod } from './series';
 
 export interface SubscriberCount {

@@ -1,6 +1,6 @@
-import type { RootDeps } from '../app/deps';
+import type { BackgroundDeps } from '../tasks/background';
 import { MINUTE } from '../clock';
-import { runErasure } from '../identity/erasure';
+import { runErasure } from './erasure';
 import { PENDING_ERASURES, pendingErasureConverter } from '../identity/erasureModel';
 import { retentionLogs } from './logs';
 
@@ -20,7 +20,7 @@ export interface ErasureSweepReport {
 }
 
 /** Finishes every erasure requested before the cutoff that is still pending, oldest first. */
-export async function sweepLostErasures(deps: RootDeps): Promise<ErasureSweepReport> {
+export async function sweepLostErasures(deps: BackgroundDeps): Promise<ErasureSweepReport> {
   const cutoff = deps.clock.now() - LOST_TASK_AFTER_MS;
   const pending = await deps.db.collection(PENDING_ERASURES).withConverter(pendingErasureConverter).where('requestedAt', '<=', cutoff).orderBy('requestedAt').limit(SWEEP_LIMIT).get();
   const report: ErasureSweepReport = { examined: pending.size, erased: 0, failed: 0 };

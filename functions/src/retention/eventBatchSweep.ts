@@ -1,4 +1,4 @@
-import type { RootDeps } from '../app/deps';
+import type { BackgroundDeps } from '../tasks/background';
 import { MINUTE } from '../clock';
 import { EVENT_BATCHES, landedBatchConverter } from '../events/model';
 import { identityResolutionTask, MAX_BATCHES_PER_TASK } from '../events/resolutionTask';
@@ -23,7 +23,7 @@ export interface EventBatchSweepReport {
  * task per partition and up to MAX_BATCHES_PER_TASK batches. The batches stay in the store until
  * a task has stored their events, so a lost task delays telemetry but never loses it.
  */
-export async function sweepStaleEventBatches(deps: RootDeps): Promise<EventBatchSweepReport> {
+export async function sweepStaleEventBatches(deps: BackgroundDeps): Promise<EventBatchSweepReport> {
   const now = deps.clock.now();
   const stale = await queryAcrossPartitions(deps.db, EVENT_BATCHES, landedBatchConverter, (batches) =>
     batches.where('receivedAt', '<=', now - STALE_BATCH_AFTER_MS).orderBy('receivedAt').limit(SWEEP_LIMIT).select(),

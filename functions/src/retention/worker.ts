@@ -1,4 +1,4 @@
-import type { RootDeps } from '../app/deps';
+import type { BackgroundDeps } from '../tasks/background';
 import { sweepLostErasures, type ErasureSweepReport } from './erasureSweep';
 import { sweepStaleEventBatches, type EventBatchSweepReport } from './eventBatchSweep';
 import { retentionLogs } from './logs';
@@ -15,7 +15,7 @@ export interface RetentionReport {
   eventBatches: EventBatchSweepReport;
 }
 
-export async function runRetention(deps: RootDeps): Promise<RetentionReport> {
+export async function runRetention(deps: BackgroundDeps): Promise<RetentionReport> {
   const report: RetentionReport = { erasures: await sweepLostErasures(deps), eventBatches: await sweepStaleEventBatches(deps) };
   retentionLogs.runCompleted({ ...report });
   return report;

@@ -1,4 +1,4 @@
-import type { Platform } from '../keys/record';
+import type { Platform } from '../wire/vocabulary';
 
 /**
  * SDK surfaces and their published versions. `latest` is the newest published artifact;

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../clock';
 import { isDeployedFunction } from '../config/deployment';
-import { REPO_ROOT } from '../local/paths';
+import { REPO_ROOT } from '../config/paths';
 
 /**
  * Rail credentials (Stripe secret keys, webhook signing secrets, service accounts) never live

@@ -1,5 +1,5 @@
 import { AnyMap, TraceMap, type EncodedSourceMapXInput, type SectionedSourceMapXInput } from '@jridgewell/trace-mapping';
-import { findJsonProblem, MAX_JSON_DEPTH } from '../http/jsonShape';
+import { findJsonProblem, MAX_JSON_DEPTH } from '../wire/jsonShape';
 
 /**
  * Reading a source map's bytes: UTF-8 JSON, optionally behind a BOM or the `)]}'` XSSI guard

@@ -2,7 +2,7 @@ import type { Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { DAY, HOUR } from '../clock';
 import { DomainError } from '../errors/domain';
-import { randomToken } from '../keys/format';
+import { randomToken } from '../ids/random';
 import type { SecretWriter } from '../secrets/writer';
 import type { EnvScope } from '../store/scope';
 import { checkDestination, type Lookup } from './destination';

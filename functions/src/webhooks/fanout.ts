@@ -1,4 +1,4 @@
-import type { RootDeps } from '../app/deps';
+import type { BackgroundDeps } from '../tasks/background';
 import { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
 import { isFanoutPayload } from './dispatch';
@@ -57,7 +57,7 @@ export async function fanOutEvent(scope: EnvScope, tasks: TaskQueue, eventId: st
 }
 
 /** The `webhookFanout` queue's handler: a malformed payload is dropped (retrying cannot fix it). */
-export async function webhookFanoutHandler(payload: Record<string, unknown>, deps: RootDeps): Promise<void> {
+export async function webhookFanoutHandler(payload: Record<string, unknown>, deps: BackgroundDeps): Promise<void> {
   if (!isFanoutPayload(payload)) return;
   await fanOutEvent(new EnvScope(deps.db, payload.projectId, payload.env), deps.tasks, payload.eventId, deps.clock.now());
 }

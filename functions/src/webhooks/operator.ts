@@ -1,7 +1,7 @@
 import { Timestamp } from 'firebase-admin/firestore';
 import { DAY } from '../clock';
 import { DomainError } from '../errors/domain';
-import { randomToken } from '../keys/format';
+import { randomToken } from '../ids/random';
 import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import type { EnqueueResult, TaskQueue } from '../tasks/queue';

@@ -1,4 +1,4 @@
-import type { RootDeps } from '../app/deps';
+import type { BackgroundDeps } from '../tasks/background';
 import { MINUTE } from '../clock';
 import { queryAcrossPartitions } from '../store/partitions';
 import type { EnvScope } from '../store/scope';
@@ -25,7 +25,7 @@ export interface RelayReport {
   failed: number;
 }
 
-export async function relayUnfannedEvents(deps: RootDeps): Promise<RelayReport> {
+export async function relayUnfannedEvents(deps: BackgroundDeps): Promise<RelayReport> {
   const now = deps.clock.now();
   const waiting = await queryAcrossPartitions(deps.db, WEBHOOK_EVENTS, webhookEventConverter, (events) =>
     events.where('fannedOutAt', '==', null).where('createdAt', '<=', now - RELAY_AFTER_MS).orderBy('createdAt').limit(RELAY_LIMIT),

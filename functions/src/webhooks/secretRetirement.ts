@@ -1,4 +1,4 @@
-import type { RootDeps } from '../app/deps';
+import type { BackgroundDeps } from '../tasks/background';
 import type { SecretWriter } from '../secrets/writer';
 import { queryAcrossPartitions } from '../store/partitions';
 import { webhookLogs } from './logs';
@@ -38,7 +38,7 @@ export interface SecretRetirementReport {
  * meanwhile has displaced and deleted it itself). The secret goes first: a failure leaves the
  * note, to be tried again. What signs a delivery is never touched (it follows `expiresAt`).
  */
-export async function retireExpiredSigningSecrets(deps: Pick<RootDeps, 'db' | 'clock' | 'secretWriter'>): Promise<SecretRetirementReport> {
+export async function retireExpiredSigningSecrets(deps: Pick<BackgroundDeps, 'db' | 'clock'> & { secretWriter: SecretWriter }): Promise<SecretRetirementReport> {
   const now = deps.clock.now();
   const due = await queryAcrossPartitions(deps.db, WEBHOOK_ENDPOINTS, endpointConverter, (endpoints) => endpoints.where(RETIRES_AT, '<=', now).limit(RETIREMENT_PAGE));
   let retired = 0;

@@ -1,4 +1,5 @@
-import { CATALOG_RAILS, isEntitlementKey, isProductId, listCatalog, setProduct } from '../../entitlements/catalog';
+import { isEntitlementKey, isProductId, listCatalog, setProduct } from '../../entitlements/catalog';
+import { CATALOG_RAILS } from '../../wire/vocabulary';
 import { getProject } from '../../projects/repository';
 import { ENVS } from '../../store/env';
 import { EnvScope } from '../../store/scope';

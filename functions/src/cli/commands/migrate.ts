@@ -5,7 +5,7 @@ import type { Clock } from '../../clock';
 import { deployRegion } from '../../config/region';
 import { loadSettings } from '../../config/settings';
 import type { MigrationDeps } from '../../migration/deps';
-import { MAX_MIGRATION_ROWS } from '../../migration/route';
+import { MAX_MIGRATION_ROWS } from '../../migration/rows';
 import { migrateUsers, zeroRowCounters } from '../../migration/service';
 import { getProject } from '../../projects/repository';
 import { createRailEdges } from '../../rails/edges';

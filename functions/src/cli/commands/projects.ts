@@ -1,5 +1,7 @@
-import { PLATFORMS } from '../../keys/record';
-import { archiveApp, archiveProject, createApp, createProject } from '../../projects/repository';
+import { PLATFORMS } from '../../wire/vocabulary';
+import { createApp, createProject } from '../../projects/repository';
+import { archiveProject } from '../../keys/archive';
+import { archiveApp } from '../../keys/archive';
 import { optionalString, requireOneOf, requireString, stringList, type Command } from '../command';
 
 export const projectCommands: Command[] = [

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { RUNNING_FILE } from '../../local/paths';
+import { RUNNING_FILE } from '../../config/paths';
 import { triggerWorker, WORKER_FUNCTIONS, type WorkerName } from '../../local/suite/schedules';
 import type { RootDeps } from '../../app/deps';
 import type { TaskQueue } from '../../tasks/queue';
@@ -33,7 +33,7 @@ async function runWorker(worker: WorkerName, ctx: CommandContext): Promise<unkno
     return { worker, function: WORKER_FUNCTIONS[worker], ran: 'in the emulator suite (its report is in the suite’s output)', emulatorFunction: run.function, status: run.status };
   }
   const { createDeps } = await import('../../app/deps');
-  const { runTask } = await import('../../tasks/handlers');
+  const { runTask } = await import('../../app/taskHandlers');
   let deps: RootDeps;
   let tasks: TaskQueue;
   let local: RunNowQueue | null = null;
@@ -46,7 +46,7 @@ async function runWorker(worker: WorkerName, ctx: CommandContext): Promise<unkno
   }
   const report = await withLogsOnStderr(async () => {
     deps = { ...createDeps({ tasks, clock: ctx.clock }), db: ctx.db };
-    const result = worker === 'retention' ? await (await import('../../retention/worker')).runRetention(deps) : await (await import('../../webhooks/outboxWorker')).runWebhookWorker(deps);
+    const result = worker === 'retention' ? await (await import('../../retention/worker')).runRetention(deps) : await (await import('../../app/workers/outboxWorker')).runWebhookWorker(deps);
     // Tasks the run queued for now (fan-out, deliveries) finish before the command answers.
     if (local) await local.settle();
     return result;

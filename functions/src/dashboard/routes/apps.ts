@@ -1,13 +1,12 @@
 import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../../http/errors';
-import { route } from '../../http/route';
-import { PLATFORMS, type Platform } from '../../keys/record';
+import { PLATFORMS, type Platform } from '../../wire/vocabulary';
 import { GRACES, graceBodySchema, type GraceBody } from './grace';
-import { IN_PROJECT, NO_STORE, reply } from './paths';
+import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** Apps and keys: the project's apps with this environment's keys and their activity; create, rotate, revoke. */
 
-export const appsRoute = route({
+export const appsRoute = dashboardRoute({
   method: 'GET',
   path: `${IN_PROJECT}/apps`,
   key: 'operator',
@@ -35,7 +34,7 @@ export const createAppSchema: JSONSchemaType<CreateAppBody> = {
   },
 };
 
-export const createAppRoute = route<CreateAppBody>({
+export const createAppRoute = dashboardRoute<CreateAppBody>({
   method: 'POST',
   path: `${IN_PROJECT}/apps`,
   key: 'operator',
@@ -48,7 +47,7 @@ export const createAppRoute = route<CreateAppBody>({
 });
 
 /** Both keys of the path's environment; the plaintexts are in this answer only. */
-export const createKeysRoute = route({
+export const createKeysRoute = dashboardRoute({
   method: 'POST',
   path: `${IN_PROJECT}/apps/:appId/keys`,
   key: 'operator',
@@ -62,7 +61,7 @@ function keyIdParam(value: string | undefined): string {
   return value;
 }
 
-export const rotateKeyRoute = route<GraceBody>({
+export const rotateKeyRoute = dashboardRoute<GraceBody>({
   method: 'POST',
   path: `${IN_PROJECT}/keys/:keyId/rotate`,
   key: 'operator',
@@ -71,7 +70,7 @@ export const rotateKeyRoute = route<GraceBody>({
   handler: async (ctx) => reply(await ctx.operator.console.rotateKey(keyIdParam(ctx.params.keyId), GRACES[ctx.body.grace])),
 });
 
-export const revokeKeyRoute = route({
+export const revokeKeyRoute = dashboardRoute({
   method: 'POST',
   path: `${IN_PROJECT}/keys/:keyId/revoke`,
   key: 'operator',

@@ -1,11 +1,10 @@
 import { invalidParam } from '../../http/errors';
-import { route } from '../../http/route';
-import { IN_PROJECT, NO_STORE, reply } from './paths';
+import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** One audit entry by event id, from the path's project and environment only (a customer's entries come with the customer). */
 const EVENT_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
-export const auditEntryRoute = route({
+export const auditEntryRoute = dashboardRoute({
   method: 'GET',
   path: `${IN_PROJECT}/audit/:eventId`,
   key: 'operator',

@@ -1,10 +1,9 @@
 import type { JSONSchemaType } from 'ajv';
-import { route } from '../../http/route';
-import { IN_PROJECT, NO_STORE, reply } from './paths';
+import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** The review queue of identity conflicts: both customers side by side; merge or keep separate. */
 
-export const conflictsRoute = route({
+export const conflictsRoute = dashboardRoute({
   method: 'GET',
   path: `${IN_PROJECT}/conflicts`,
   key: 'operator',
@@ -13,7 +12,7 @@ export const conflictsRoute = route({
 });
 
 /** The project's identity settings: the policy's state and what it means (shown with the queue). */
-export const identitySettingsRoute = route({
+export const identitySettingsRoute = dashboardRoute({
   method: 'GET',
   path: `${IN_PROJECT}/identity-settings`,
   key: 'operator',
@@ -31,7 +30,7 @@ export const resolveSchema: JSONSchemaType<ResolveBody> = {
   properties: { decision: { type: 'string', enum: ['merge', 'keep_separate'] } },
 };
 
-export const resolveConflictRoute = route<ResolveBody>({
+export const resolveConflictRoute = dashboardRoute<ResolveBody>({
   method: 'POST',
   path: `${IN_PROJECT}/conflicts/:conflictId/resolve`,
   key: 'operator',

@@ -1,12 +1,11 @@
 import type { JSONSchemaType } from 'ajv';
 import { requireCustomerIdParam } from '../../entitlements/customerIds';
 import type { GrantDuration } from '../../entitlements/durations';
-import { grantBodySchema } from '../../entitlements/grantRoute';
-import { revokeBodySchema } from '../../entitlements/revokeRoute';
+import { grantBodySchema } from '../../entitlements/http/grantRoute';
+import { revokeBodySchema } from '../../entitlements/http/revokeRoute';
 import { invalidParam } from '../../http/errors';
-import { route } from '../../http/route';
 import { CUSTOMER_STATUSES, DEFAULT_LIST_SIZE, MAX_LIST_SIZE, type CustomerListQuery } from '../customerList';
-import { IN_PROJECT, NO_STORE, reply } from './paths';
+import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** Customers: search, one customer's whole picture, manual grant and revoke (with a reason), erasure. */
 
@@ -20,7 +19,7 @@ export const searchQuerySchema: JSONSchemaType<SearchQuery> = {
   properties: { q: { type: 'string', minLength: 1, maxLength: 256 } },
 };
 
-export const searchCustomersRoute = route<unknown, SearchQuery>({
+export const searchCustomersRoute = dashboardRoute<unknown, SearchQuery>({
   method: 'GET',
   path: `${IN_PROJECT}/customers`,
   key: 'operator',
@@ -61,7 +60,7 @@ export const listQuerySchema: JSONSchemaType<ListQuery> = {
 };
 
 /** The customer list: paging and filters, each answered by one indexed query (dashboard/customerList.ts). */
-export const listCustomersRoute = route<unknown, ListQuery>({
+export const listCustomersRoute = dashboardRoute<unknown, ListQuery>({
   method: 'GET',
   path: `${IN_PROJECT}/customer-list`,
   key: 'operator',
@@ -97,7 +96,7 @@ const pageQuerySchema: JSONSchemaType<PageQuery> = {
 };
 
 /** The next pages of a customer's audit trail and events, newest first (dashboard/customerHistory.ts). */
-export const customerAuditRoute = route<unknown, PageQuery>({
+export const customerAuditRoute = dashboardRoute<unknown, PageQuery>({
   method: 'GET',
   path: `${IN_PROJECT}/customers/:customerId/audit`,
   key: 'operator',
@@ -106,7 +105,7 @@ export const customerAuditRoute = route<unknown, PageQuery>({
   handler: async (ctx) => reply(await ctx.operator.console.customerAudit(requireCustomerIdParam(ctx.params.customerId), ctx.query.cursor ?? null)),
 });
 
-export const customerEventsRoute = route<unknown, PageQuery>({
+export const customerEventsRoute = dashboardRoute<unknown, PageQuery>({
   method: 'GET',
   path: `${IN_PROJECT}/customers/:customerId/events`,
   key: 'operator',
@@ -115,7 +114,7 @@ export const customerEventsRoute = route<unknown, PageQuery>({
   handler: async (ctx) => reply(await ctx.operator.console.customerEvents(requireCustomerIdParam(ctx.params.customerId), ctx.query.cursor ?? null)),
 });
 
-export const customerRoute = route({
+export const customerRoute = dashboardRoute({
   method: 'GET',
   path: `${IN_PROJECT}/customers/:customerId`,
   key: 'operator',
@@ -130,7 +129,7 @@ export interface GrantBody {
   reason: string;
 }
 
-export const grantRoute = route<GrantBody>({
+export const grantRoute = dashboardRoute<GrantBody>({
   method: 'POST',
   path: `${IN_PROJECT}/customers/:customerId/grant`,
   key: 'operator',
@@ -147,7 +146,7 @@ export interface RevokeBody {
   reason: string;
 }
 
-export const revokeRoute = route<RevokeBody>({
+export const revokeRoute = dashboardRoute<RevokeBody>({
   method: 'POST',
   path: `${IN_PROJECT}/customers/:customerId/revoke`,
   key: 'operator',
@@ -170,7 +169,7 @@ export const eraseSchema: JSONSchemaType<EraseBody> = {
   properties: { confirmCustomerId: { type: 'string', minLength: 1, maxLength: 200 } },
 };
 
-export const eraseRoute = route<EraseBody>({
+export const eraseRoute = dashboardRoute<EraseBody>({
   method: 'POST',
   path: `${IN_PROJECT}/customers/:customerId/erase`,
   key: 'operator',

@@ -1,8 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../../http/errors';
-import { route } from '../../http/route';
 import { RELEASE_PATTERN } from '../../sourcemaps/limits';
-import { IN_PROJECT, NO_STORE, reply } from './paths';
+import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** Errors: groups (from the reporting services), a group's latest sample symbolicated, a release's source maps. */
 
@@ -20,7 +19,7 @@ export const errorsQuerySchema: JSONSchemaType<ErrorsQuery> = {
   },
 };
 
-export const errorGroupsRoute = route<unknown, ErrorsQuery>({
+export const errorGroupsRoute = dashboardRoute<unknown, ErrorsQuery>({
   method: 'GET',
   path: `${IN_PROJECT}/errors`,
   key: 'operator',
@@ -29,7 +28,7 @@ export const errorGroupsRoute = route<unknown, ErrorsQuery>({
   handler: async (ctx) => reply(await ctx.operator.console.errorGroups(Number(ctx.query.days ?? '30'), ctx.query.cursor ?? null)),
 });
 
-export const errorSampleRoute = route({
+export const errorSampleRoute = dashboardRoute({
   method: 'GET',
   path: `${IN_PROJECT}/errors/:fingerprint`,
   key: 'operator',
@@ -42,7 +41,7 @@ export const errorSampleRoute = route({
 });
 
 /** A release's source maps (manifests only). */
-export const releaseSourceMapsRoute = route({
+export const releaseSourceMapsRoute = dashboardRoute({
   method: 'GET',
   path: `${IN_PROJECT}/releases/:release/sourcemaps`,
   key: 'operator',

@@ -1,6 +1,5 @@
 import type { JSONSchemaType } from 'ajv';
-import { route } from '../../http/route';
-import { IN_PROJECT, NO_STORE, reply } from './paths';
+import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** Overview: counts and per-day series over a chosen range (7, 30 or 90 days). */
 export interface OverviewQuery {
@@ -13,7 +12,7 @@ export const overviewQuerySchema: JSONSchemaType<OverviewQuery> = {
   properties: { days: { type: 'string', nullable: true, enum: ['7', '30', '90'] } },
 };
 
-export const overviewRoute = route<unknown, OverviewQuery>({
+export const overviewRoute = dashboardRoute<unknown, OverviewQuery>({
   method: 'GET',
   path: `${IN_PROJECT}/overview`,
   key: 'operator',

@@ -1,3 +1,15 @@
+import { route, type CompiledRoute, type RouteSpec } from '../../http/route';
+import type { OperatorAuthenticator } from '../authenticator';
+
+/** What every dashboard route's handler sees beyond the pipeline: the operator gate, typed as the dashboard's. */
+export interface DashboardPorts {
+  operators: OperatorAuthenticator;
+}
+
+/** A dashboard route: `ctx.operator` is the session the dashboard's gate authorised. */
+export const dashboardRoute = <Body = unknown, Query = Record<string, string>>(spec: RouteSpec<Body, Query, DashboardPorts>): CompiledRoute =>
+  route<Body, Query, DashboardPorts>(spec);
+
 /** Every dashboard route lives under this prefix (Hosting rewrites `/dashboard-api/**` and `/v1/dashboard-api/**`). */
 export const DASHBOARD_API = '/v1/dashboard-api';
 

@@ -1,11 +1,10 @@
 import type { JSONSchemaType } from 'ajv';
-import { route } from '../../http/route';
 import type { GoogleRailInput } from '../../rails/operatorSettings';
-import { IN_PROJECT, NO_STORE, reply } from './paths';
+import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 
 /** Rails: references and certificate fingerprints only, never a secret value; set them (rails/operatorSettings.ts checks). */
 
-export const railsRoute = route({
+export const railsRoute = dashboardRoute({
   method: 'GET',
   path: `${IN_PROJECT}/rails`,
   key: 'operator',
@@ -26,7 +25,7 @@ export const stripeRailSchema: JSONSchemaType<StripeRailBody> = {
   properties: { secretKeyRef: ref, webhookSecretRef: ref },
 };
 
-export const setStripeRailRoute = route<StripeRailBody>({
+export const setStripeRailRoute = dashboardRoute<StripeRailBody>({
   method: 'POST',
   path: `${IN_PROJECT}/rails/stripe`,
   key: 'operator',
@@ -51,7 +50,7 @@ export const appleRailSchema: JSONSchemaType<AppleRailBody> = {
   },
 };
 
-export const setAppleRailRoute = route<AppleRailBody>({
+export const setAppleRailRoute = dashboardRoute<AppleRailBody>({
   method: 'POST',
   path: `${IN_PROJECT}/rails/apple`,
   key: 'operator',
@@ -71,7 +70,7 @@ export const googleRailSchema: JSONSchemaType<GoogleRailInput> = {
   },
 };
 
-export const setGoogleRailRoute = route<GoogleRailInput>({
+export const setGoogleRailRoute = dashboardRoute<GoogleRailInput>({
   method: 'POST',
   path: `${IN_PROJECT}/rails/google`,
   key: 'operator',

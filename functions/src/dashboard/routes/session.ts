@@ -1,7 +1,6 @@
 import type { JSONSchemaType } from 'ajv';
-import { route } from '../../http/route';
 import { signInOptions } from '../signInOptions';
-import { DASHBOARD_API, NO_STORE, reply } from './paths';
+import { dashboardRoute, DASHBOARD_API, NO_STORE, reply } from './paths';
 
 /**
  * `POST /v1/dashboard-api/session/local`: the local stack's login link token for a session
@@ -18,7 +17,7 @@ export const localLoginSchema: JSONSchemaType<LocalLoginBody> = {
   properties: { loginToken: { type: 'string', minLength: 1, maxLength: 200 } },
 };
 
-export const localLoginRoute = route<LocalLoginBody>({
+export const localLoginRoute = dashboardRoute<LocalLoginBody>({
   method: 'POST',
   path: `${DASHBOARD_API}/session/local`,
   key: 'none',
@@ -28,7 +27,7 @@ export const localLoginRoute = route<LocalLoginBody>({
 });
 
 /** `GET /v1/dashboard-api/session`: who is signed in and the projects they may open, with their role. */
-export const sessionRoute = route({
+export const sessionRoute = dashboardRoute({
   method: 'GET',
   path: `${DASHBOARD_API}/session`,
   key: 'operator',
@@ -40,7 +39,7 @@ export const sessionRoute = route({
 });
 
 /** `GET /v1/dashboard-api/session/options`: where the page signs in (the Auth emulator under the suite, else Firebase Authentication). */
-export const signInOptionsRoute = route({
+export const signInOptionsRoute = dashboardRoute({
   method: 'GET',
   path: `${DASHBOARD_API}/session/options`,
   key: 'none',
@@ -52,7 +51,7 @@ export const signInOptionsRoute = route({
  * `POST /v1/dashboard-api/session/sign-out`: ends the session on the server (authenticator.ts
  * `signOut`): the token that asks is refused from then on.
  */
-export const signOutRoute = route({
+export const signOutRoute = dashboardRoute({
   method: 'POST',
   path: `${DASHBOARD_API}/session/sign-out`,
   key: 'operator',

@@ -1,8 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
 import { invalidParam } from '../../http/errors';
-import { route } from '../../http/route';
 import { GRACES, graceBodySchema, type GraceBody } from './grace';
-import { IN_PROJECT, NO_STORE, reply } from './paths';
+import { dashboardRoute, IN_PROJECT, NO_STORE, reply } from './paths';
 
 /**
  * Webhook endpoints of the path's environment (webhooks/endpoints.ts and webhooks/operator.ts,
@@ -11,7 +10,7 @@ import { IN_PROJECT, NO_STORE, reply } from './paths';
  * with every attempt's status; send a test event; replay an event.
  */
 
-export const webhookEndpointsRoute = route({
+export const webhookEndpointsRoute = dashboardRoute({
   method: 'GET',
   path: `${IN_PROJECT}/webhooks`,
   key: 'operator',
@@ -33,7 +32,7 @@ export const createEndpointSchema: JSONSchemaType<CreateEndpointBody> = {
   },
 };
 
-export const createEndpointRoute = route<CreateEndpointBody>({
+export const createEndpointRoute = dashboardRoute<CreateEndpointBody>({
   method: 'POST',
   path: `${IN_PROJECT}/webhooks`,
   key: 'operator',
@@ -56,7 +55,7 @@ export const updateEndpointSchema: JSONSchemaType<UpdateEndpointBody> = {
   },
 };
 
-export const updateEndpointRoute = route<UpdateEndpointBody>({
+export const updateEndpointRoute = dashboardRoute<UpdateEndpointBody>({
   method: 'POST',
   path: `${IN_PROJECT}/webhooks/:endpointId/update`,
   key: 'operator',
@@ -65,7 +64,7 @@ export const updateEndpointRoute = route<UpdateEndpointBody>({
   handler: async (ctx) => reply(await ctx.operator.console.updateWebhookEndpoint(ctx.params.endpointId ?? '', { url: ctx.body.url, eventTypes: ctx.body.eventTypes })),
 });
 
-export const deleteEndpointRoute = route({
+export const deleteEndpointRoute = dashboardRoute({
   method: 'DELETE',
   path: `${IN_PROJECT}/webhooks/:endpointId`,
   key: 'operator',
@@ -83,7 +82,7 @@ export const disableSchema: JSONSchemaType<DisableBody> = {
   properties: { note: { type: 'string', nullable: true, maxLength: 500 } },
 };
 
-export const disableEndpointRoute = route<DisableBody>({
+export const disableEndpointRoute = dashboardRoute<DisableBody>({
   method: 'POST',
   path: `${IN_PROJECT}/webhooks/:endpointId/disable`,
   key: 'operator',
@@ -92,7 +91,7 @@ export const disableEndpointRoute = route<DisableBody>({
   handler: async (ctx) => reply(await ctx.operator.console.disableWebhookEndpoint(ctx.params.endpointId ?? '', ctx.body.note ?? null)),
 });
 
-export const enableEndpointRoute = route({
+export const enableEndpointRoute = dashboardRoute({
   method: 'POST',
   path: `${IN_PROJECT}/webhooks/:endpointId/enable`,
   key: 'operator',
@@ -100,7 +99,7 @@ export const enableEndpointRoute = route({
   handler: async (ctx) => reply(await ctx.operator.console.enableWebhookEndpoint(ctx.params.endpointId ?? '')),
 });
 
-export const rotateSecretRoute = route<GraceBody>({
+export const rotateSecretRoute = dashboardRoute<GraceBody>({
   method: 'POST',
   path: `${IN_PROJECT}/webhooks/:endpointId/rotate-secret`,
   key: 'operator',
@@ -119,7 +118,7 @@ export const deliveriesQuerySchema: JSONSchemaType<DeliveriesQuery> = {
   properties: { event: { type: 'string', nullable: true, minLength: 1, maxLength: 128 } },
 };
 
-export const deliveriesRoute = route<unknown, DeliveriesQuery>({
+export const deliveriesRoute = dashboardRoute<unknown, DeliveriesQuery>({
   method: 'GET',
   path: `${IN_PROJECT}/webhooks/:endpointId/deliveries`,
   key: 'operator',
@@ -128,7 +127,7 @@ export const deliveriesRoute = route<unknown, DeliveriesQuery>({
   handler: async (ctx) => reply(await ctx.operator.console.webhookDeliveries(ctx.params.endpointId ?? '', ctx.query.event ?? null)),
 });
 
-export const sendTestEventRoute = route({
+export const sendTestEventRoute = dashboardRoute({
   method: 'POST',
   path: `${IN_PROJECT}/webhooks/:endpointId/test`,
   key: 'operator',
@@ -147,7 +146,7 @@ export const replaySchema: JSONSchemaType<ReplayBody> = {
   properties: { endpointId: { type: 'string', nullable: true, minLength: 1, maxLength: 128 } },
 };
 
-export const replayRoute = route<ReplayBody>({
+export const replayRoute = dashboardRoute<ReplayBody>({
   method: 'POST',
   path: `${IN_PROJECT}/webhook-events/:eventId/replay`,
   key: 'operator',

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { DEMO_SPEC, LOCAL_GCLOUD_PROJECT, REPO_ROOT, RUNNING_FILE, STATE_DIR } from '../paths';
+import { DEMO_SPEC, LOCAL_GCLOUD_PROJECT, REPO_ROOT, RUNNING_FILE, STATE_DIR } from '../../config/paths';
 import { RETENTION_SCHEDULE } from '../../retention/schedule';
 import { WEBHOOK_WORKER_SCHEDULE } from '../../webhooks/outboxSchedule';
 import { ensureAuthUser, watchSignInLinks } from './authEmulator';

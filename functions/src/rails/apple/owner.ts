@@ -1,5 +1,5 @@
 import type { JWSTransactionDecodedPayload } from '@apple/app-store-server-library';
-import { findCustomerIdByIdentity } from '../../identity/repository';
+import { findCustomerIdByIdentity } from '../../customers/lookup';
 import type { EnvScope } from '../../store/scope';
 import type { SubscriptionRecord } from '../model';
 import { resolveRailCustomer, type RailIdentity } from '../customers';

@@ -1,5 +1,5 @@
 import type { JWSTransactionDecodedPayload } from '@apple/app-store-server-library';
-import { minorFromMilli, normaliseCurrency, type RevenueFact } from '../../reports/revenueFacts';
+import { minorFromMilli, normaliseCurrency, type RevenueFact } from '../../store/rollups/revenueFacts';
 
 /**
  * The money an App Store signed transaction shows, for the revenue report: its `price`

@@ -1,6 +1,6 @@
 import type { androidpublisher_v3 } from '@googleapis/androidpublisher';
-import type { Deps } from '../../app/deps';
 import type { GoogleRailConfig } from '../config';
+import type { RailReadPorts } from '../edges';
 
 /**
  * The subscription as the Play Developer API reports it now (`purchases.subscriptionsv2.get`),
@@ -9,7 +9,7 @@ import type { GoogleRailConfig } from '../config';
  */
 export type PlaySubscription = androidpublisher_v3.Schema$SubscriptionPurchaseV2;
 
-export async function readPlaySubscription(deps: Deps, projectId: string, config: GoogleRailConfig, purchaseToken: string): Promise<PlaySubscription | null> {
+export async function readPlaySubscription(deps: RailReadPorts, projectId: string, config: GoogleRailConfig, purchaseToken: string): Promise<PlaySubscription | null> {
   const serviceAccount = await deps.secrets.read(projectId, config.serviceAccountRef);
   const edges = deps.rails.google;
   const { androidpublisher } = await import('@googleapis/androidpublisher');

@@ -1,4 +1,4 @@
-import { describeJsonProblem, findJsonProblem } from '../../http/jsonShape';
+import { describeJsonProblem, findJsonProblem } from '../../wire/jsonShape';
 
 /**
  * A Pub/Sub push body: `{ message: { data (base64), messageId, publishTime, attributes }, subscription }`,

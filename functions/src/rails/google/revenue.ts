@@ -1,4 +1,4 @@
-import { minorFromUnitsNanos, normaliseCurrency, type RevenueFact } from '../../reports/revenueFacts';
+import { minorFromUnitsNanos, normaliseCurrency, type RevenueFact } from '../../store/rollups/revenueFacts';
 import type { DeveloperNotification } from './pubsub';
 import type { PlaySubscription } from './playApi';
 

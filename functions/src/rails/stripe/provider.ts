@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type Stripe from 'stripe';
 import { stripeLibrary } from './library';
-import type { Deps } from '../../app/deps';
 import type { StripeRailConfig } from '../config';
 import type { StripeObject } from './objects';
+import type { RailReadPorts } from '../edges';
 
 /**
  * Stripe's current view of a subscription, read with the project's secret key (from the
@@ -12,7 +12,7 @@ import type { StripeObject } from './objects';
  */
 const clients = new Map<string, Stripe>();
 
-async function clientFor(deps: Deps, secretKey: string): Promise<Stripe> {
+async function clientFor(deps: RailReadPorts, secretKey: string): Promise<Stripe> {
   const api = deps.rails.stripe.api;
   const cacheKey = createHash('sha256').update(JSON.stringify([secretKey, api])).digest('hex');
   let client = clients.get(cacheKey);
@@ -26,7 +26,7 @@ async function clientFor(deps: Deps, secretKey: string): Promise<Stripe> {
 }
 
 /** The subscription now, or null when Stripe does not know it. Other failures throw (the rail retries). */
-export async function readStripeSubscription(deps: Deps, projectId: string, config: StripeRailConfig, subscriptionId: string): Promise<StripeObject | null> {
+export async function readStripeSubscription(deps: RailReadPorts, projectId: string, config: StripeRailConfig, subscriptionId: string): Promise<StripeObject | null> {
   const secretKey = await deps.secrets.read(projectId, config.secretKeyRef);
   try {
     const subscription = await (await clientFor(deps, secretKey)).subscriptions.retrieve(subscriptionId);

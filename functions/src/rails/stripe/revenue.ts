@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { normaliseCurrency, type RevenueFact } from '../../reports/revenueFacts';
+import { normaliseCurrency, type RevenueFact } from '../../store/rollups/revenueFacts';
 import { fieldNumber, fieldObject, idOf, paymentRefsOfCharge, paymentRefsOfDispute, paymentRefsOfInvoice, type StripeObject } from './objects';
 
 /**

@@ -1,4 +1,4 @@
-import { describeJsonProblem, findJsonProblem } from '../../http/jsonShape';
+import { describeJsonProblem, findJsonProblem } from '../../wire/jsonShape';
 import { isUsableDocId } from '../../store/ids';
 import { fieldObject } from './objects';
 

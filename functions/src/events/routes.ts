@@ -1,5 +1,0 @@
-import type { CompiledRoute } from '../http/route';
-import { ingestEventsRoute } from './ingestRoute';
-
-/** The routes of this capability, mounted by app/groups.ts. */
-export const eventRoutes: CompiledRoute[] = [ingestEventsRoute];

@@ -1,0 +1,1 @@
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';

@@ -1,0 +1,121 @@
+import type { JSONSchemaType } from 'ajv';
+import { ApiError, asApiError, invalidParam } from '../../http/errors';
+import { route } from '../../http/route';
+import { compileSchema } from '../../http/validation';
+import type { EnvScope } from '../../store/scope';
+import { identifyBodySchema } from './identify';
+import { identifyInput, linkIdentify, type IdentifyBody } from '../identifyService';
+import { identityPolicy } from '../identityPolicy';
+import { VerifiedIdentityRequired } from '../link';
+import { identityMemory } from '../ports';
+
+/**
+ * `POST /v1/server/customers/alias` (secret key only): up to 1,000 identify rows in one call.
+ * Each row is validated and linked like an identify call (self-asserted: rows carry no token,
+ * and the per-user velocity cap, a guard against abusive clients, does not apply to the
+ * server). A bad row is reported in `results` and never blocks its siblings. Under the
+ * project's require-verified policy a row cannot link a new device to a verified user (rows
+ * carry no token): that row is `identity_token_invalid`, nothing of it written.
+ */
+export const MAX_ALIAS_ROWS = 1000;
+const ROW_CONCURRENCY = 8;
+
+export interface BulkAliasBody {
+  /** Rows are validated one by one (validateRow): a bad row is reported, not the request. */
+  links: unknown[];
+}
+
+const LINKS_REQUIRED = '`links` is required and must hold 1–1000 rows.';
+
+export const bulkAliasBodySchema: JSONSchemaType<BulkAliasBody> = {
+  type: 'object',
+  required: ['links'],
+  properties: {
+    links: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_ALIAS_ROWS,
+      items: {} as JSONSchemaType<unknown>, // any row: rows are checked one by one
+      'x-missing-when-empty': true,
+      'x-code': { empty: 'missing_required_param', minItems: 'missing_required_param' },
+      'x-message': { empty: LINKS_REQUIRED, minItems: LINKS_REQUIRED },
+      'x-invalid': { type: 'must be an array of 1–1000 rows', maxItems: `at most ${MAX_ALIAS_ROWS} rows per request` },
+    },
+  },
+  'x-code': { required: 'missing_required_param' },
+  'x-message': { required: LINKS_REQUIRED },
+};
+
+/** Each row is an identify body; messages name `links[i].field`. */
+const validateRow = compileSchema<IdentifyBody>(identifyBodySchema);
+
+export type AliasRowResult =
+  | { index: number; serviceCustomerId: string; mergePending: boolean }
+  | { index: number; error: { code: string; message: string } };
+
+export interface AliasBatchResponse {
+  object: 'alias_batch';
+  env: string;
+  total: number;
+  linked: number;
+  mergePending: number;
+  errors: number;
+  results: AliasRowResult[];
+}
+
+const VERIFIED_IDENTITY_REQUIRED = 'This user has a verified identity and the project requires a valid idToken to link a new device to it; bulk rows carry none.';
+
+async function aliasRow(scope: EnvScope, row: unknown, index: number, now: number, requireVerified: () => Promise<boolean>): Promise<AliasRowResult> {
+  try {
+    const input = identifyInput(validateRow(row, `/links/${index}`));
+    if (input.idToken) throw invalidParam(`Invalid value for \`links[${index}].idToken\`: bulk rows are server-asserted and take no token.`);
+    const result = await linkIdentify(scope, input, { assurance: 'self_asserted', email: input.email, now, velocity: false, deviceVerified: false, surface: 'bulk_alias', refuseNewDeviceForVerifiedUser: await requireVerified() });
+    return { index, serviceCustomerId: result.customerId!, mergePending: result.mergePending };
+  } catch (err) {
+    if (err instanceof VerifiedIdentityRequired) return { index, error: { code: 'identity_token_invalid', message: VERIFIED_IDENTITY_REQUIRED } };
+    const error = err instanceof ApiError ? err : asApiError(err);
+    return { index, error: { code: error.code, message: error.message } };
+  }
+}
+
+/** `requireVerified` reads the project's policy once, when the first valid row needs it. */
+export async function aliasBatch(scope: EnvScope, links: unknown[], now: number, requireVerified: () => Promise<boolean>): Promise<AliasRowResult[]> {
+  const results: AliasRowResult[] = new Array(links.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < links.length) {
+      const index = next++;
+      results[index] = await aliasRow(scope, links[index], index, now, requireVerified);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ROW_CONCURRENCY, links.length) }, worker));
+  return results;
+}
+
+export const bulkAliasRoute = route<BulkAliasBody>({
+  method: 'POST',
+  path: '/v1/server/customers/alias',
+  key: 'secret',
+  rateLimit: 'alias',
+  body: bulkAliasBodySchema,
+  maxBodyBytes: 4 * 1024 * 1024,
+  cacheControl: 'no-store',
+  async handler(ctx) {
+    const { links } = ctx.body;
+    const now = ctx.deps.clock.now();
+    let policy: Promise<boolean> | null = null;
+    const requireVerified = () => (policy ??= identityPolicy(ctx.scope, identityMemory(ctx.deps).policy, now).then((p) => p.requireVerifiedIdentity));
+    const results = await aliasBatch(ctx.scope, links, now, requireVerified);
+    const ok = results.filter((r): r is Extract<AliasRowResult, { serviceCustomerId: string }> => 'serviceCustomerId' in r);
+    const body: AliasBatchResponse = {
+      object: 'alias_batch',
+      env: ctx.auth.wireEnv,
+      total: links.length,
+      linked: ok.length,
+      mergePending: ok.filter((r) => r.mergePending).length,
+      errors: results.length - ok.length,
+      results,
+    };
+    return { body };
+  },
+});

@@ -1,5 +1,0 @@
-import type { CompiledRoute } from '../http/route';
-import { purchaseSyncRoute } from './syncRoute';
-
-/** The routes of this capability, mounted by app/groups.ts. */
-export const purchaseRoutes: CompiledRoute[] = [purchaseSyncRoute];

@@ -1,7 +1,0 @@
-import type { CompiledRoute } from '../http/route';
-import { customersRoute } from './customersRoute';
-import { errorDetailRoute, errorsRoute } from './errorRoutes';
-import { eventsRoute, revenueRoute, subscribersRoute } from './seriesRoutes';
-
-/** The `reports` group (`reportsApi`). */
-export const reportRoutes: CompiledRoute[] = [subscribersRoute, revenueRoute, eventsRoute, errorsRoute, errorDetailRoute, customersRoute];

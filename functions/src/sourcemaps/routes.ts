@@ -1,5 +1,0 @@
-import type { CompiledRoute } from '../http/route';
-import { uploadSourcemapsRoute } from './uploadRoute';
-
-/** The routes of this capability, mounted by app/groups.ts. */
-export const sourcemapRoutes: CompiledRoute[] = [uploadSourcemapsRoute];
