@@ -13,7 +13,7 @@ import { sourcemapRoutes } from '../sourcemaps/http/routes';
 import type { Deps } from './deps';
 import type { GroupName } from './groupNames';
 
-export { GROUP_FUNCTIONS, type GroupName } from './groupNames';
+export type { GroupName } from './groupNames';
 
 /**
  * Endpoint groups: one deployed HTTPS function each. A capability lists its routes in its own
