@@ -1,10 +1,11 @@
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { LOCAL_GCLOUD_PROJECT } from '#functions/config/paths';
 import { startEmulator } from '#functions/local/emulator';
 import { resetStore } from '#functions/local/clearStore';
 import { coldStartFigures, type LoadFigure } from './coldStart';
 import { drive, roundTripsOf, type LoadResult } from './load';
 import { drivePaced, drivePacedOperation } from './paced';
+import type { ScenarioTarget } from './scenario';
 import { startBenchServer, type BenchServer } from './serverProcess';
 
 /**
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
   // The outbound-webhook scenarios deliver to receivers on loopback, as under `npm start`.
   process.env.TESSERA_WEBHOOKS_ALLOW_LOOPBACK = 'on';
 
+  // Other processes on the machine move every rate and time: the report states the load it ran under.
+  const startLoad = loadAverage();
   const sections: string[] = [
     `Tessera benchmark, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${seconds} s per scenario, local stack on the Firestore emulator`,
   ];
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
     const bench = server;
 
     const rows: string[] = [];
+    const targetRows: string[] = [];
     const latencies = new Map<string, { server?: LoadResult; floor?: LoadResult }>();
     const cpuPairs = new Map<string, { server?: number; floor?: number }>();
     const line = (name: string, r: LoadResult, trips: string, cpuMs: string, backlogSeconds: number) =>
@@ -124,6 +128,7 @@ async function main(): Promise<void> {
           ? '?'
           : `${probe.roundTrips} (status ${probe.status})${probe.documentsRead ? `, ${probe.documentsRead} docs read` : ''}`;
       rows.push(line(scenario.name, result, trips, perRequest.toFixed(2), backlog));
+      if (scenario.target) targetRows.push(...targetLines(scenario.name, scenario.target, { roundTrips: probe.roundTrips, requestsPerSecond: result.requestsPerSec, p50Ms: result.p50, backgroundSeconds: backlog }));
       if (scenario.floorPair) latencies.set(scenario.floorPair, { ...latencies.get(scenario.floorPair), server: result });
       process.stderr.write(`measured: ${scenario.name}\n`);
     }
@@ -162,9 +167,13 @@ async function main(): Promise<void> {
         ].join('\n'),
       );
     }
+    if (targetRows.length > 0) {
+      sections.push(['', 'Targets (this run; round trips are exact, rates and times depend on the machine’s load)', '', '| scenario | target | this run | met? |', '|---|---|---|---|', ...targetRows].join('\n'));
+    }
     if (cpuRatios.length > 0) sections.push('', `Server CPU per request vs the bare HTTP floor's (${floorCpu.toFixed(3)} ms; target ≤ 3×): ${Math.min(...cpuRatios).toFixed(1)}× to ${Math.max(...cpuRatios).toFixed(1)}×.`);
     const notes = SCENARIOS.filter((s) => s.note && (!only || s.name.toLowerCase().includes(only))).map((s) => `- ${s.name}: ${s.note}`);
     if (notes.length > 0) sections.push('', 'Notes:', ...notes);
+    sections.push('', `Load average (1, 5, 15 min) at the start: ${startLoad}; at the end: ${loadAverage()}.`);
     report(sections.join('\n'));
   } finally {
     server?.stop();
@@ -177,3 +186,27 @@ main().catch((err) => {
   process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });
+
+function loadAverage(): string {
+  return loadavg()
+    .map((n) => n.toFixed(1))
+    .join(', ');
+}
+
+interface Measured {
+  roundTrips: number | null;
+  requestsPerSecond: number;
+  p50Ms: number;
+  backgroundSeconds: number;
+}
+
+/** One row per figure a scenario's target names: the target, this run's figure, met or not. */
+function targetLines(name: string, target: ScenarioTarget, run: Measured): string[] {
+  const rows: string[] = [];
+  const row = (what: string, limit: string, figure: string, met: boolean) => rows.push(`| ${name} | ${what} ${limit} (${target.source}) | ${figure} | ${met ? 'yes' : 'no'} |`);
+  if (target.roundTrips !== undefined) row('store round trips', `≤ ${target.roundTrips}`, String(run.roundTrips ?? '?'), run.roundTrips !== null && run.roundTrips <= target.roundTrips);
+  if (target.requestsPerSecond !== undefined) row('req/s', `≥ ${target.requestsPerSecond}`, run.requestsPerSecond.toFixed(0), run.requestsPerSecond >= target.requestsPerSecond);
+  if (target.p50Ms !== undefined) row('p50', `≤ ${target.p50Ms} ms`, `${run.p50Ms} ms`, run.p50Ms <= target.p50Ms);
+  if (target.backgroundSeconds !== undefined) row('background left', `≤ ${target.backgroundSeconds} s`, `${run.backgroundSeconds.toFixed(1)} s`, run.backgroundSeconds <= target.backgroundSeconds);
+  return rows;
+}

@@ -64,4 +64,19 @@ export interface Scenario {
    * that floor's.
    */
   cpuPair?: string;
+  /**
+   * An issue's target for this scenario, checked in the report's "Targets" table (met / not met
+   * beside the figure): store round trips of the warm probe (at most), requests per second (at
+   * least), p50 ms (at most), background work left after the load (seconds, at most).
+   */
+  target?: ScenarioTarget;
+}
+
+export interface ScenarioTarget {
+  /** Where the target comes from (e.g. `issue 23`). */
+  source: string;
+  roundTrips?: number;
+  requestsPerSecond?: number;
+  p50Ms?: number;
+  backgroundSeconds?: number;
 }

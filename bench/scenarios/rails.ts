@@ -57,6 +57,9 @@ async function wireRails(ctx: BenchContext): Promise<{ fakes: RailFakes; pushAud
   return { fakes: started, pushAudience };
 }
 
+/** Issue 23: a rail notification in at most 6 store round trips, 200 per second from 10 clients. */
+const RAIL_NOTIFICATION_TARGET = { source: 'issue 23', roundTrips: 6, requestsPerSecond: 200 };
+
 let sequence = 0;
 const next = () => (sequence += 1);
 
@@ -91,6 +94,7 @@ export const railScenarios: Scenario[] = [
   {
     name: 'POST /v1/webhooks/stripe/{projectId}, customer.subscription.created (new subscriber per request), 10 clients',
     note: 'signature check + Stripe API re-read (local fake) + identity link creating the customer + one decision transaction',
+    target: RAIL_NOTIFICATION_TARGET,
     connections: 10,
     prepare: async (ctx) => {
       await wireRails(ctx);
@@ -116,6 +120,7 @@ export const railScenarios: Scenario[] = [
   {
     name: 'POST /v1/webhooks/apple/{projectId}, SUBSCRIBED (new subscriber per request), 10 clients',
     note: 'Apple verifier on the payload and its transaction + identity link creating the customer + one decision transaction',
+    target: RAIL_NOTIFICATION_TARGET,
     connections: 10,
     prepare: async (ctx) => {
       await wireRails(ctx);
@@ -134,6 +139,7 @@ export const railScenarios: Scenario[] = [
   {
     name: 'POST /v1/webhooks/google/{projectId}, SUBSCRIPTION_PURCHASED (new subscriber per request), 10 clients',
     note: 'push-token check + Play API re-read (local fake) + identity link creating the customer + one decision transaction',
+    target: RAIL_NOTIFICATION_TARGET,
     connections: 10,
     prepare: async (ctx) => {
       const { fakes: started, pushAudience } = await wireRails(ctx);

@@ -242,6 +242,7 @@ export const reportScenarios: Scenario[] = [
   },
   {
     name: 'GET /v1/reports/customers (10,000 customers; page of 20), 4 clients',
+    target: { source: 'issue 23', p50Ms: 30 },
     connections: 4,
     unmetered: true, // the report's own cost; the reports bucket (burst 20) would answer most with 429
     prepare: async (ctx) => get('/v1/reports/customers', await seedCustomers(ctx)),

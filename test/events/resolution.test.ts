@@ -12,6 +12,7 @@ import { identityRef } from '../../functions/src/customers/refs';
 import { batchDocId, eventDocId } from '../../functions/src/events/model';
 import { resolveEventIdentities } from '../../functions/src/events/resolution';
 import type { QueueName } from '../../functions/src/tasks/queue';
+import { RoundTripCounter, withRoundTripCounter } from '../../functions/src/store/roundTrips';
 import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { event, postEvents, storedEvent } from './support';
@@ -137,6 +138,34 @@ it('each landing has its own task; a retried batch still stores each event once;
   expect(rerun).toEqual(first);
   const customers = await spy.deps.db.collection(`projects/${own.projectId}/envs/test/customers`).get();
   expect(customers.size).toBe(2);
+});
+
+it('a first landing is stored without reading its event documents (issue 23); a retried one is read, then stored once', async () => {
+  const enqueued: Record<string, unknown>[] = [];
+  const spy = createTestService();
+  const original = spy.tasks.enqueue.bind(spy.tasks);
+  // Held back, so that each task runs here under a counter.
+  spy.tasks.enqueue = async (queue, payload, options) => {
+    if (queue !== 'identityResolution') return original(queue, payload, options);
+    enqueued.push(payload);
+    return 'enqueued';
+  };
+  const own = await seedProject(spy);
+  const events = Array.from({ length: 30 }, (_, i) => event({ eventId: `blind-${i}`, anonymousId: 'device-blind' }));
+  await land({ events }, spy, own);
+  const first = new RoundTripCounter();
+  await withRoundTripCounter(first, () => resolveEventIdentities(enqueued[0], spy.deps));
+  // The batch, the device's identity entry: never the 30 event documents.
+  expect(first.documents).toBeLessThanOrEqual(3);
+  const stored = await spy.deps.db.collection(`projects/${own.projectId}/envs/test/events`).get();
+  expect(stored.size).toBe(30);
+
+  await land({ events }, spy, own); // the same events again: the task falls back to reading them
+  const retry = new RoundTripCounter();
+  await withRoundTripCounter(retry, () => resolveEventIdentities(enqueued[1], spy.deps));
+  expect(retry.documents).toBeGreaterThanOrEqual(30);
+  expect((await spy.deps.db.collection(`projects/${own.projectId}/envs/test/events`).get()).size).toBe(30);
+  expect((await spy.deps.db.collection(`projects/${own.projectId}/envs/test/eventBatches`).get()).size).toBe(0);
 });
 
 it('drops a malformed payload without retrying and tolerates batches that are already stored', async () => {

@@ -10,7 +10,7 @@
 import { sign, type KeyObject } from 'node:crypto';
 import Stripe from 'stripe';
 import type supertest from 'supertest';
-import { ERROR_CODES, type ErrorCode } from '../../functions/src/http/errors';
+import { ERROR_CODES, type ErrorCode } from '../../functions/src/errors/codes';
 import { EVENTS_BODY_LIMIT_BYTES } from '../../functions/src/events/http/ingestRoute';
 import { DEFAULT_BODY_LIMIT } from '../../functions/src/http/route';
 import { MAX_UPLOAD_BODY_BYTES } from '../../functions/src/sourcemaps/limits';

@@ -56,7 +56,8 @@ describe('linkHints', () => {
     const first = await linkHints(scope, [{ kind: 'developer', id: 'u-link' }, { kind: 'anonymous', id: 'a-link-1' }], 'self_asserted', now());
     const second = await linkHints(scope, [{ kind: 'anonymous', id: 'a-link-2' }, { kind: 'developer', id: 'u-link' }], 'self_asserted', now());
     const again = await linkHints(scope, [{ kind: 'anonymous', id: 'a-link-2' }, { kind: 'developer', id: 'u-link' }], 'self_asserted', now());
-    expect(second).toEqual({ customerId: first.customerId, mergePending: false });
+    expect(first.created).toBe(true);
+    expect(second).toEqual({ customerId: first.customerId, mergePending: false, created: false });
     expect(again).toEqual(second);
     const entry = (await identityRef(scope, 'anonymous', 'a-link-2').get()).data() as IdentityIndexEntry;
     expect(entry).toMatchObject({ customerId: first.customerId, assurance: 'self_asserted' });
@@ -67,7 +68,7 @@ describe('linkHints', () => {
     const byDevice = await linkHints(scope, [{ kind: 'anonymous', id: 'a-conflict' }], 'self_asserted', now());
     expect(byUser.customerId).not.toBe(byDevice.customerId);
     const result = await linkHints(scope, [{ kind: 'anonymous', id: 'a-conflict' }, { kind: 'developer', id: 'u-conflict' }, { kind: 'anonymous', id: 'a-new' }], 'self_asserted', now());
-    expect(result).toEqual({ customerId: byUser.customerId, mergePending: true });
+    expect(result).toEqual({ customerId: byUser.customerId, mergePending: true, created: false });
     // nothing merged: the device still belongs to its own customer; the new hint went to the canonical one
     expect(await findCustomerIdByIdentity(scope, 'anonymous', 'a-conflict')).toBe(byDevice.customerId);
     expect(await findCustomerIdByIdentity(scope, 'anonymous', 'a-new')).toBe(byUser.customerId);
@@ -82,7 +83,7 @@ describe('linkHints', () => {
   });
 
   it('returns null without hints and reads unknown identifiers as null', async () => {
-    expect(await linkHints(scope, [], 'self_asserted', now())).toEqual({ customerId: null, mergePending: false });
+    expect(await linkHints(scope, [], 'self_asserted', now())).toEqual({ customerId: null, mergePending: false, created: false });
     expect(await findCustomerIdByIdentity(scope, 'developer', 'nobody')).toBeNull();
   });
 });

@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HOUR } from '../../functions/src/clock';
-import { ApiError } from '../../functions/src/http/errors';
+import { asApiError } from '../../functions/src/http/errors';
 import type { Reply, RequestContext } from '../../functions/src/http/route';
-import { canonicalJson, IDEMPOTENCY, withIdempotency } from '../../functions/src/purchases/http/idempotency';
+import { canonicalJson, IDEMPOTENCY, IDEMPOTENCY_LEASE_MS, withIdempotency } from '../../functions/src/purchases/http/idempotency';
 import { expectError, lockHeaders } from '../support/harness';
 import { AppleChain } from '../rails/support/appleChain';
 import { transactionPayload } from '../rails/support/applePayloads';
@@ -121,7 +121,10 @@ it('lets exactly one of two racing claims run, even when both read the key as un
   expect(runs).toBe(1);
   const rejected = [a, b].filter((o) => o.status === 'rejected') as PromiseRejectedResult[];
   expect(rejected).toHaveLength(1);
-  expect((rejected[0].reason as ApiError).code).toBe('rate_limited');
+  // The loser is told to come back once the winner's lease can have ended (the 429's headers).
+  const busy = asApiError(rejected[0].reason);
+  expect([busy.status, busy.code]).toEqual([429, 'rate_limited']);
+  expect(busy.headers).toEqual({ 'Retry-After': String(Math.ceil(IDEMPOTENCY_LEASE_MS / 1000)), 'X-Service-Sample-Rate': '1' });
   expect(await withIdempotency(ctx(), 'test.race', run)).toEqual({ status: 200, body: { ok: true, idempotent_replay: true }, headers: { 'Idempotent-Replayed': 'true' } });
   expect(runs).toBe(1);
 });

@@ -1,6 +1,6 @@
 import { DomainError } from '../errors/domain';
 import type { Command } from './command';
-import { OperatorError } from './operatorError';
+import { operatorErrorOf } from './operatorError';
 import { catalogCommands } from './commands/catalog';
 import { demoCommands } from './commands/demo';
 import { eventCommands } from './commands/events';
@@ -17,7 +17,7 @@ import { migrateCommands } from './commands/migrate';
 import { reportCommands } from './commands/reports';
 import { sourcemapCommands } from './commands/sourcemaps';
 
-/** The CLI's one mapping of domain errors: a refusal of domain code becomes the operator's error, same code. */
+/** Every command's domain refusals become the operator's errors (operatorErrorOf, once). */
 function operatorErrors(command: Command): Command {
   return {
     ...command,
@@ -25,7 +25,7 @@ function operatorErrors(command: Command): Command {
       try {
         return await command.run(values, env);
       } catch (err) {
-        if (err instanceof DomainError) throw new OperatorError(err.code, err.message);
+        if (err instanceof DomainError) throw operatorErrorOf(err);
         throw err;
       }
     },

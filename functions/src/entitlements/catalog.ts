@@ -57,8 +57,11 @@ export async function entitlementKeysForProduct(scope: EnvScope, rail: CatalogRa
   } else {
     snapshot = await scope.get(ref);
   }
-  return [...(snapshot.data()?.entitlementKeys ?? [])];
+  return entitlementKeysOf(snapshot);
 }
+
+/** The keys of a catalog product document read by `catalogProductRef` (empty when it does not exist). */
+export const entitlementKeysOf = (snapshot: DocumentSnapshot<CatalogProduct>): string[] => [...(snapshot.data()?.entitlementKeys ?? [])];
 
 /** Every product of one rail (one query); the migration gate matches subscriptions against it. */
 export async function productsOfRail(scope: EnvScope, rail: CatalogRail): Promise<CatalogProduct[]> {

@@ -1,6 +1,6 @@
 import { appendAudit, newServerEventId } from '../audit/append';
 import type { AuditEntry } from '../audit/model';
-import { invalidParam } from '../http/errors';
+import { invalidParamValue } from '../errors/domain';
 import { customerRef } from '../customers/refs';
 import { randomToken } from '../ids/random';
 import type { Transaction } from 'firebase-admin/firestore';
@@ -164,14 +164,14 @@ function notRevocable(grants: readonly GrantRecord[], key: string) {
   const manual = ofKey.filter((g) => g.source.rail === 'manual');
   const rail = ofKey.find((g) => g.source.rail !== 'manual');
   if (manual.length === 0 && rail) {
-    return invalidParam(
+    return invalidParamValue(
       `Entitlement \`${key}\` comes from the ${rail.source.rail} rail and cannot be revoked here; cancel or refund the purchase on the rail instead.`,
     );
   }
-  if (manual.length === 0) return invalidParam(`Customer has no manual grant of \`${key}\` to revoke.`);
+  if (manual.length === 0) return invalidParamValue(`Customer has no manual grant of \`${key}\` to revoke.`);
   // None is active: an unrevoked one has run out, otherwise all were revoked already.
-  if (manual.some((g) => g.revokedAt === null)) return invalidParam(`The manual grant of \`${key}\` has already expired.`);
-  return invalidParam(`The manual grant of \`${key}\` is already revoked.`);
+  if (manual.some((g) => g.revokedAt === null)) return invalidParamValue(`The manual grant of \`${key}\` has already expired.`);
+  return invalidParamValue(`The manual grant of \`${key}\` is already revoked.`);
 }
 
 /** The grant that ends last (lifetime first); ties to the smaller id. */

@@ -1,6 +1,6 @@
 import { DAY, type Clock } from '../clock';
-import { ApiError } from '../http/errors';
-import { rateLimitedError } from '../http/rateLimit';
+import { DomainError } from '../errors/domain';
+import { rateLimited } from '../ratelimit/refusal';
 import type { Platform } from '../wire/vocabulary';
 import { BUCKETS } from '../ratelimit/buckets';
 import type { LimitDecision, RateLimiter } from '../ratelimit/limiter';
@@ -72,7 +72,7 @@ export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body
 
   const batch = normaliseBatch(body, receivedAt);
   if (batch.appId !== null && batch.appId !== auth.appId) {
-    throw new ApiError('invalid_param_value', 'Invalid value for `appId`: it must be the app of the API key (or be omitted).');
+    throw new DomainError('invalid_param_value', 'Invalid value for `appId`: it must be the app of the API key (or be omitted).');
   }
 
   const decision = await ports.limiter.take({ projectId: auth.projectId, env: auth.env, bucket: 'events' }, BUCKETS.events, batch.events.length);
@@ -97,7 +97,7 @@ export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body
   const landing = [...plan.paid, ...passes];
   if (landing.length === 0) {
     eventLogs.batchThrottled(caller.requestId, auth.projectId, auth.env, 0, plan.dropped.length, 0);
-    throw rateLimitedError(decision, 'events');
+    throw rateLimited(decision, 'events');
   }
 
   const landingFields: LandingFields = {

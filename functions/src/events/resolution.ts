@@ -93,10 +93,25 @@ async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: n
   }
   // Two copies of one event id: one record, the later copy wins (as when each was a `set`).
   const toStore = [...new Map(resolvedEvents.map((event) => [event.ref.path, event])).values()];
-  // One read: which events are new to the store, and the error groups they touch (reports/).
-  const rollups = await StoredEventRollups.read(scope, toStore);
-  // One commit: the events, their report rollups and the removal of their batches
-  // (MAX_BATCHES_PER_TASK keeps it within the 500 writes a commit takes).
+  try {
+    // Almost every landing is new to the store: create its events without reading them first.
+    await commitStoredEvents(scope, toStore, readable, now, await StoredEventRollups.read(scope, toStore, { eventsAssumedNew: true }));
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    // A retried landing (or an error group another task created meanwhile): nothing was
+    // written; read which events exist and store those as before (counted once).
+    await commitStoredEvents(scope, toStore, readable, now, await StoredEventRollups.read(scope, toStore));
+  }
+  if (unresolved > 0) eventLogs.resolutionUnresolved(scope.projectId, scope.env, unresolved, 'only a serviceCustomerId hint naming no active customer of this partition');
+  eventLogs.resolutionDone(scope.projectId, scope.env, events.length, attached, batchDocIds.length - pending.length);
+}
+
+/**
+ * One commit: the events, their report rollups and the removal of their batches
+ * (MAX_BATCHES_PER_TASK keeps it within the 500 writes a commit takes). Events the read found
+ * absent are created, so one stored meanwhile fails the commit instead of being counted twice.
+ */
+async function commitStoredEvents(scope: EnvScope, toStore: readonly EventToStore[], readable: readonly DocumentSnapshot[], now: number, rollups: StoredEventRollups): Promise<void> {
   const write = scope.batch();
   for (const event of toStore) {
     const resolved = event.customerId ? { serviceCustomerId: event.customerId, resolvedAt: now } : null;
@@ -106,9 +121,10 @@ async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: n
   rollups.write(write, scope, readable[0].id, toStore);
   for (const snapshot of readable) deleteLandedBatch(write, snapshot);
   await scope.commit(write);
-  if (unresolved > 0) eventLogs.resolutionUnresolved(scope.projectId, scope.env, unresolved, 'only a serviceCustomerId hint naming no active customer of this partition');
-  eventLogs.resolutionDone(scope.projectId, scope.env, events.length, attached, batchDocIds.length - pending.length);
 }
+
+/** gRPC ALREADY_EXISTS: a `create` of the commit found its document. */
+const isAlreadyExists = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 6;
 
 async function resolveHints(scope: EnvScope, hints: IdentityHints, known: KnownIdentities, now: number, memory: IdentityMemory): Promise<string | null> {
   const claim = usableClaim(hints, known);

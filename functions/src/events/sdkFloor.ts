@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors/domain';
 import { compareVersions, parseSdkVersion, SDK_VERSIONS, type Surface } from '../sdk/surfaces';
 
 export interface SdkFloorViolation {
@@ -21,10 +21,10 @@ export function sdkFloorViolation(header: string | undefined, envelopeSdk: { nam
   return { surface: sdk.surface, minVersion, version: sdk.version };
 }
 
-export function sdkVersionUnsupported(violation: SdkFloorViolation): ApiError {
-  return new ApiError(
+export function sdkVersionUnsupported(violation: SdkFloorViolation): DomainError<'sdk_version_unsupported'> {
+  return new DomainError(
     'sdk_version_unsupported',
     `SDK version ${violation.version} is below the supported floor ${violation.minVersion} for ${violation.surface}; keep the events and upgrade the SDK.`,
-    { extra: { minVersion: violation.minVersion, surface: violation.surface } },
+    { floor: { minVersion: violation.minVersion, surface: violation.surface } },
   );
 }

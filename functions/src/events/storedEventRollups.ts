@@ -28,7 +28,7 @@ export interface EventToStore {
 /**
  * The rollups of the events one identity-resolution task stores (events/resolution.ts), in that
  * task's one commit: event counts and error groups, for events stored for the first time only.
- * One read (`read`) tells which events exist already, the error groups they touch and which
+ * One read (`read`) tells which events exist already (unless they are assumed new), the error groups they touch and which
  * affected customers each group already counts; the events the read found absent are then
  * created (`create`, not `set`), so if another task stored one meanwhile the whole commit fails
  * and the task runs again: nothing is counted twice, nothing is lost.
@@ -40,8 +40,13 @@ export class StoredEventRollups {
     private readonly customersCounted: Set<string>,
   ) {}
 
-  static async read(scope: EnvScope, events: readonly EventToStore[]): Promise<StoredEventRollups> {
-    const eventRefs = uniqueRefs(events.map((e) => e.ref));
+  /**
+   * `eventsAssumedNew`: read only the error groups and memberships, and treat every event as new
+   * (the caller then `create`s them all: if one exists after all, the commit fails with
+   * ALREADY_EXISTS and the caller reads again without the assumption).
+   */
+  static async read(scope: EnvScope, events: readonly EventToStore[], options: { eventsAssumedNew?: boolean } = {}): Promise<StoredEventRollups> {
+    const eventRefs = options.eventsAssumedNew ? [] : uniqueRefs(events.map((e) => e.ref));
     const errors = events.filter(isErrorEvent);
     const fingerprints = [...new Set(errors.map((e) => e.fields.fingerprint as string))];
     const memberships = [...new Set(errors.filter((e) => e.customerId).map((e) => groupCustomerId(e.fields.fingerprint as string, e.customerId as string)))];

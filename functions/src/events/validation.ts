@@ -1,5 +1,5 @@
 import { DAY } from '../clock';
-import { serialisedJson } from '../http/validation';
+import { serialisedJson } from '../wire/serialisedJson';
 import { randomToken } from '../ids/random';
 import type { EventsBody, RawEvent } from './batch';
 import { errorFingerprint } from './fingerprint';

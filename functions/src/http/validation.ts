@@ -1,6 +1,8 @@
 import type Ajv from 'ajv';
 import type { ErrorObject, Schema, ValidateFunction } from 'ajv';
-import { ApiError, type ErrorCode } from './errors';
+import type { ErrorCode } from '../errors/codes';
+import { serialisedJson } from '../wire/serialisedJson';
+import { ApiError } from './errors';
 
 /**
  * One Ajv instance for the whole process. Ajv itself and each schema are compiled at first
@@ -39,12 +41,10 @@ function sharedAjv(): Ajv {
 }
 
 /**
- * `x-maxJsonBytes`: the value's `JSON.stringify` is at most this many UTF-8 bytes (an event's
- * `properties`). The text is kept (`serialisedJson`) so that the handler does not serialise twice.
+ * The keywords of our own; the schema test registers them too. `x-maxJsonBytes`: the value's
+ * `JSON.stringify` is at most this many UTF-8 bytes (an event's `properties`); the text is kept
+ * (`serialisedJson`) so that the handler does not serialise twice.
  */
-const serialised = new WeakMap<object, string>();
-
-/** The keywords of our own; the schema test registers them too. */
 export function addCustomKeywords(ajv: Ajv): void {
   ajv.addKeyword({
     keyword: 'x-maxJsonBytes',
@@ -55,15 +55,6 @@ export function addCustomKeywords(ajv: Ajv): void {
       return Buffer.byteLength(serialisedJson(data), 'utf8') <= limit;
     },
   });
-}
-
-export function serialisedJson(value: object): string {
-  let text = serialised.get(value);
-  if (text === undefined) {
-    text = JSON.stringify(value);
-    serialised.set(value, text);
-  }
-  return text;
 }
 
 /** `at`: JSON pointer of `value` inside the body (e.g. `/events/3`), so messages name the full field. */

@@ -1,6 +1,6 @@
 import { appendAudit } from '../audit/append';
 import { actorDetails, type OperatorActor } from '../audit/operatorActor';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors/domain';
 import type { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
 import { inCustomerTurn } from '../store/writeQueue';
@@ -36,7 +36,7 @@ export async function forget(ports: IdentityPorts & { tasks: TaskQueue }, caller
   const identified = input.customerId !== null || input.userId !== null;
   let authority: ErasureAuthority = caller.keyKind === 'secret' ? 'secret_key' : 'anonymous_id';
   if (identified && caller.keyKind !== 'secret') {
-    if (!input.userId || !input.idToken) throw new ApiError('identity_token_invalid', 'Erasing an identified customer needs a secret key or a verified idToken for userId.');
+    if (!input.userId || !input.idToken) throw new DomainError('identity_token_invalid', 'Erasing an identified customer needs a secret key or a verified idToken for userId.');
     requireVerified(caller.requestId, scope.projectId, await idTokens.verify(scope.projectId, input.idToken, input.userId, now));
     authority = 'verified_token';
   }
@@ -54,7 +54,7 @@ export async function forget(ports: IdentityPorts & { tasks: TaskQueue }, caller
 
   if (authority === 'verified_token') {
     // The token proves who the caller is; it authorises that user's customer and no other.
-    if (byCustomerId && byCustomerId !== byUserId) throw new ApiError('identity_token_invalid', 'The idToken does not authorise erasing that customer.');
+    if (byCustomerId && byCustomerId !== byUserId) throw new DomainError('identity_token_invalid', 'The idToken does not authorise erasing that customer.');
     return requestErasure(ports.tasks, caller, scope, byUserId, authority, now);
   }
   return requestErasure(ports.tasks, caller, scope, byCustomerId ?? byUserId ?? byAnonymousId, authority, now);

@@ -1,4 +1,4 @@
-import { invalidParam } from '../http/errors';
+import { invalidParamValue } from '../errors/domain';
 
 /** The identifier rules of `POST /v1/identify` (and every other place a hint arrives). */
 export const USER_ID_PATTERN = /^[A-Za-z0-9_.:@-]{1,256}$/;
@@ -12,14 +12,14 @@ export const isUserId = (value: unknown): value is string => typeof value === 's
 export const isAnonymousId = (value: unknown): value is string => typeof value === 'string' && ANONYMOUS_ID_PATTERN.test(value);
 
 export function requireUserId(value: unknown, field = 'userId'): string {
-  if (value === undefined || value === null || value === '') throw invalidParam(`Missing required field \`${field}\`.`);
-  if (!isUserId(value)) throw invalidParam(`Invalid value for \`${field}\`: 1–256 characters of letters, digits and _ - . : @.`);
+  if (value === undefined || value === null || value === '') throw invalidParamValue(`Missing required field \`${field}\`.`);
+  if (!isUserId(value)) throw invalidParamValue(`Invalid value for \`${field}\`: 1–256 characters of letters, digits and _ - . : @.`);
   return value;
 }
 
 export function requireAnonymousId(value: unknown, field = 'anonymousId'): string {
-  if (value === undefined || value === null || value === '') throw invalidParam(`Missing required field \`${field}\`.`);
-  if (!isAnonymousId(value)) throw invalidParam(`Invalid value for \`${field}\`: 1–128 characters of letters, digits, _ and -.`);
+  if (value === undefined || value === null || value === '') throw invalidParamValue(`Missing required field \`${field}\`.`);
+  if (!isAnonymousId(value)) throw invalidParamValue(`Invalid value for \`${field}\`: 1–128 characters of letters, digits, _ and -.`);
   return value;
 }
 

@@ -1,5 +1,5 @@
-import { ApiError } from '../http/errors';
-import { rateLimitedError } from '../http/rateLimit';
+import { DomainError } from '../errors/domain';
+import { rateLimited } from '../ratelimit/refusal';
 import type { EnvScope } from '../store/scope';
 import type { TokenCheck } from './idTokens';
 import type { MoveSurface } from './deviceMoves';
@@ -68,8 +68,8 @@ export async function linkIdentify(
   });
 }
 
-function velocityError(retryAfterMs: number): ApiError {
-  return rateLimitedError({ granted: 0, requested: 1, retryAfterMs, sampleRate: 0, failedOpen: false }, 'identify calls for this userId');
+function velocityError(retryAfterMs: number): DomainError<'rate_limited'> {
+  return rateLimited({ retryAfterMs, sampleRate: 0 }, 'identify calls for this userId');
 }
 
 /** Fails the request with the right error when a presented token does not verify. */
@@ -77,10 +77,10 @@ export function requireVerified(requestId: string, projectId: string, check: Tok
   if (check.ok) return;
   if (check.reason === 'unavailable') {
     identityLogs.identityProviderUnavailable(requestId, projectId, check.detail);
-    throw new ApiError('internal_error', 'The identity provider could not be reached to verify the token. Retry later.', { internal: check.detail });
+    throw new DomainError('internal_error', 'The identity provider could not be reached to verify the token. Retry later.', { internal: check.detail });
   }
   identityLogs.identityTokenRejected(requestId, projectId, check.detail);
-  throw new ApiError('identity_token_invalid', 'The idToken failed verification.', { internal: check.detail });
+  throw new DomainError('identity_token_invalid', 'The idToken failed verification.', { internal: check.detail });
 }
 
 export interface IdentifyOutcome {
@@ -126,7 +126,7 @@ export async function identify(ports: IdentityPorts, caller: IdentityCaller, inp
     }
     if (err instanceof VerifiedIdentityRequired) {
       identityLogs.verifiedIdentityRequired(caller.requestId, projectId, env);
-      throw new ApiError('identity_token_invalid', 'This user has a verified identity: linking a new device needs a valid idToken for the userId.');
+      throw new DomainError('identity_token_invalid', 'This user has a verified identity: linking a new device needs a valid idToken for the userId.');
     }
     throw err;
   }

@@ -16,16 +16,16 @@ import type { IdentityKind } from '../customers/model';
  * is known (exactly one, however many calls race), links unknown hints to the known customer,
  * and when hints already belong to different customers returns the developer-user-id
  * customer with `mergePending: true` and queues a conflict for review (never merges).
- * `customerId` is null only when no hint was given.
+ * `customerId` is null only when no hint was given; `created`: this call minted it.
  */
 export async function linkHints(
   scope: EnvScope,
   hints: { kind: IdentityKind; id: string }[],
   assurance: Assurance,
   now: number,
-): Promise<{ customerId: string | null; mergePending: boolean }> {
+): Promise<{ customerId: string | null; mergePending: boolean; created: boolean }> {
   const result = await linkIdentities(scope, { hints, assurance, now });
-  return { customerId: result.customerId, mergePending: result.mergePending };
+  return { customerId: result.customerId, mergePending: result.mergePending, created: result.created };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { invalidParam } from '../http/errors';
+import { invalidParamValue } from '../errors/domain';
 
 export type TraitValue = string | number | boolean | null;
 export type Traits = Record<string, TraitValue>;
@@ -35,21 +35,21 @@ export const traitsSchema = {
  */
 export function sanitizeTraits(input: unknown, field = 'traits'): Traits {
   if (input === undefined || input === null) return {};
-  if (typeof input !== 'object' || Array.isArray(input)) throw invalidParam(`Invalid value for \`${field}\`: must be an object.`);
+  if (typeof input !== 'object' || Array.isArray(input)) throw invalidParamValue(`Invalid value for \`${field}\`: must be an object.`);
   const entries = Object.entries(input as Record<string, unknown>);
-  if (entries.length > MAX_TRAIT_KEYS) throw invalidParam(`Invalid value for \`${field}\`: at most ${MAX_TRAIT_KEYS} keys.`);
+  if (entries.length > MAX_TRAIT_KEYS) throw invalidParamValue(`Invalid value for \`${field}\`: at most ${MAX_TRAIT_KEYS} keys.`);
   const out: Traits = {};
   for (const [key, value] of entries) {
     if (key.length === 0 || key.length > MAX_TRAIT_KEY_LENGTH || /^__.*__$/.test(key)) {
-      throw invalidParam(`Invalid key in \`${field}\`: keys are 1–${MAX_TRAIT_KEY_LENGTH} characters and not of the form __name__.`);
+      throw invalidParamValue(`Invalid key in \`${field}\`: keys are 1–${MAX_TRAIT_KEY_LENGTH} characters and not of the form __name__.`);
     }
     if (value !== null && typeof value === 'object') continue; // nested objects and arrays are dropped
     if (typeof value === 'string') {
-      if (value.length > MAX_TRAIT_STRING_LENGTH) throw invalidParam(`Invalid value for \`${field}.${key}\`: strings are at most ${MAX_TRAIT_STRING_LENGTH} characters.`);
+      if (value.length > MAX_TRAIT_STRING_LENGTH) throw invalidParamValue(`Invalid value for \`${field}.${key}\`: strings are at most ${MAX_TRAIT_STRING_LENGTH} characters.`);
     } else if (typeof value === 'number') {
-      if (!Number.isFinite(value)) throw invalidParam(`Invalid value for \`${field}.${key}\`: numbers must be finite.`);
+      if (!Number.isFinite(value)) throw invalidParamValue(`Invalid value for \`${field}.${key}\`: numbers must be finite.`);
     } else if (typeof value !== 'boolean' && value !== null) {
-      throw invalidParam(`Invalid value for \`${field}.${key}\`: must be a string, number, boolean or null.`);
+      throw invalidParamValue(`Invalid value for \`${field}.${key}\`: must be a string, number, boolean or null.`);
     }
     out[key] = value as TraitValue;
   }

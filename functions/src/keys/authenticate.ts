@@ -1,6 +1,6 @@
 import type { DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
 import type { Clock } from '../clock';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors/domain';
 import { EnvScope, type KeyGate } from '../store/scope';
 import { countedGet } from '../store/counted';
 import { digestsEqual, sha256Hex, type ParsedKey } from './format';
@@ -104,4 +104,4 @@ function hashMatches(record: KeyRecord, key: ParsedKey): boolean {
   return record.hash !== null && digestsEqual(record.hash, sha256Hex(key.value));
 }
 
-const unknownKey = (): ApiError => new ApiError('invalid_api_key', 'The API key is not recognised.');
+const unknownKey = (): DomainError => new DomainError('invalid_api_key', 'The API key is not recognised.');

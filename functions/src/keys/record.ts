@@ -1,6 +1,6 @@
 import type { Platform } from '../wire/vocabulary';
 import type { Env } from '../store/env';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors/domain';
 import type { KeyKind } from './format';
 import { storedRecord } from '../store/converters';
 import type { Timestamp } from 'firebase-admin/firestore';
@@ -47,14 +47,14 @@ export function keyState(record: KeyRecord, now: number): KeyState {
 }
 
 /** The error a request presenting this key gets, or null when the key admits it. */
-export function keyRejection(record: KeyRecord, now: number): ApiError | null {
+export function keyRejection(record: KeyRecord, now: number): DomainError | null {
   switch (keyState(record, now)) {
     case 'revoked':
-      return new ApiError('key_revoked', 'This API key has been revoked.');
+      return new DomainError('key_revoked', 'This API key has been revoked.');
     case 'expired':
-      return new ApiError('invalid_api_key', 'This API key was rotated out and its grace period has ended.');
+      return new DomainError('invalid_api_key', 'This API key was rotated out and its grace period has ended.');
     case 'archived':
-      return new ApiError('invalid_api_key', 'This API key belongs to an archived app or project.');
+      return new DomainError('invalid_api_key', 'This API key belongs to an archived app or project.');
     default:
       return null;
   }

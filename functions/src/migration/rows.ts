@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors/domain';
 import { isEntitlementKey } from '../entitlements/catalog';
 import type { IdentityKind } from '../customers/model';
 import { sanitizeTraits, type Traits } from '../identity/traits';
@@ -67,7 +67,7 @@ export function checkRow(input: unknown): RowCheck {
   try {
     traits = sanitizeTraits(present(raw.traits));
   } catch (err) {
-    if (err instanceof ApiError) return fail('traits_invalid');
+    if (err instanceof DomainError) return fail('traits_invalid');
     throw err;
   }
   if (typeof displayName === 'string') traits = { ...traits, displayName };

@@ -1,5 +1,5 @@
 import type { JWSRenewalInfoDecodedPayload, JWSTransactionDecodedPayload } from '@apple/app-store-server-library';
-import { ApiError, invalidParam } from '../http/errors';
+import { DomainError, invalidParamValue } from '../errors/domain';
 import type { Clock } from '../clock';
 import { toPublicEntitlements } from '../entitlements/publicShape';
 import type { PublicEntitlement } from '../entitlements/model';
@@ -64,7 +64,7 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
   const receivedAt = clock.now();
   const config = (await readRailsConfig(scope)).apple;
   if (!config || !config.bundleId || (config.rootCertificates ?? []).length === 0) {
-    throw invalidParam('The App Store rail is not configured for this project and environment (tessera rails set apple).');
+    throw invalidParamValue('The App Store rail is not configured for this project and environment (tessera rails set apple).');
   }
   const verifiers = appleVerifiers(ports.appleOnlineChecks);
   let verified: { transaction: JWSTransactionDecodedPayload; environment: AppleEnvironment };
@@ -73,27 +73,27 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
   } catch (err) {
     if (err instanceof AppleVerificationFailed && !err.retryable) {
       purchaseLogs.transactionRejected(caller.requestId, scope.projectId, err.reason);
-      throw new ApiError('invalid_api_key', 'signedTransactionInfo failed App Store verification (production and sandbox).', { internal: err.reason });
+      throw new DomainError('invalid_api_key', 'signedTransactionInfo failed App Store verification (production and sandbox).', { internal: err.reason });
     }
     throw err;
   }
   const { transaction, environment } = verified;
   const payloadEnv: WireEnv = environment === 'Production' ? 'production' : 'sandbox';
   if (payloadEnv !== caller.wireEnv) {
-    throw new ApiError('env_mismatch', `This ${caller.wireEnv} key cannot sync a ${payloadEnv} transaction.`);
+    throw new DomainError('env_mismatch', `This ${caller.wireEnv} key cannot sync a ${payloadEnv} transaction.`);
   }
   // Signed by Apple, yet its fields name documents and are stored: a payload the service cannot use is the caller's 400.
   const problem = appleTransactionProblem(transaction as unknown as Record<string, unknown>);
   if (problem) {
     purchaseLogs.transactionUnusable(caller.requestId, scope.projectId, problem);
-    throw invalidParam(`Invalid value for \`signedTransactionInfo\`: ${problem.replace(/^malformed_payload: /, '')}.`);
+    throw invalidParamValue(`Invalid value for \`signedTransactionInfo\`: ${problem.replace(/^malformed_payload: /, '')}.`);
   }
   if (!transaction.transactionId || !transaction.originalTransactionId || !transaction.productId || transaction.signedDate === undefined) {
-    throw invalidParam('signedTransactionInfo lacks transactionId, originalTransactionId, productId or signedDate.');
+    throw invalidParamValue('signedTransactionInfo lacks transactionId, originalTransactionId, productId or signedDate.');
   }
   const renewal = await optionalRenewal(ports, caller, config, environment, transaction, input.signedRenewalInfo);
   const familyShared = isFamilyShared(transaction);
-  const customerId = await appleOwner(scope, transaction, input.appAccountToken, clock.now());
+  const owner = await appleOwner(scope, transaction, input.appAccountToken, clock.now());
   // The caller: the customer its appAccountToken is linked to (by its own identify). A family
   // member is never one (the organizer owns the subscription).
   const presentedFor = familyShared ? null : await callerCustomer(scope, input.appAccountToken);
@@ -110,7 +110,8 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
     receivedAt,
     now: clock.now(),
     reconciledWithProvider: false,
-    customerId,
+    customerId: owner?.customerId ?? null,
+    grantsReadAhead: owner?.grantsReadAhead,
     claimant: () => presentedFor,
     snapshot: () => snapshot,
     noSnapshotReason: 'no_subscription',

@@ -1,11 +1,11 @@
 import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import { appendAudit, auditRef } from '../audit/append';
 import type { AuditEntry } from '../audit/model';
-import { entitlementKeysForProduct } from '../entitlements/catalog';
-import type { CatalogRail } from '../wire/vocabulary';
+import { catalogProductRef, entitlementKeysForProduct, entitlementKeysOf, isProductId } from '../entitlements/catalog';
+import { type CatalogRail } from '../wire/vocabulary';
 import type { EntitlementCause } from '../entitlements/changeModel';
 import type { GrantRecord, ProjectionDoc } from '../entitlements/model';
-import { getAllInTx, projectionRef, readCustomerGrants, readCustomerGrantsGuarded } from '../entitlements/projection';
+import { getAllInTx, projectionRef, readCustomerGrants } from '../entitlements/projection';
 import { applyGrantChanges } from '../entitlements/writer';
 import { customerRef } from '../customers/refs';
 import { transferBehaviorIn } from '../identity/transferPolicy';
@@ -19,6 +19,7 @@ import type { TaskQueue } from '../tasks/queue';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import type { RevenueFact } from '../store/rollups/revenueFacts';
 import { recordRevenue, revenueClaimRefs } from '../store/rollups/revenueRollup';
+import { projectionVersionOf, readGrantsAhead, type GrantsReadAhead } from './grantsReadAhead';
 import { ACCESS_STATES, SUBSCRIPTION_TRANSFERRED_EVENT_TYPE, subscriptionConverter, subscriptionDocId, type SubscriptionRecord, SUBSCRIPTIONS, type SubscriptionSnapshot, type TransferReason } from './model';
 import { readGroupsInTx } from '../store/converters';
 
@@ -54,6 +55,8 @@ export interface RailDecisionInput {
   reconciledWithProvider: boolean;
   /** The customer resolved before the transaction; a record that already has an owner keeps it (but see `claimant`). */
   customerId: string | null;
+  /** That customer's grants, when resolving it read them (rails/customers.ts); else the decision reads them. */
+  grantsReadAhead?: GrantsReadAhead | null;
   /**
    * The customer this verified event presents the purchase for when that may be someone other
    * than the record's owner (purchase sync: the caller; a notification: a purchaser identifier
@@ -113,52 +116,49 @@ export async function decideRailEvent(input: RailDecisionInput): Promise<RailDec
   const keys = [writeKeys.event(scope, input.eventId)];
   if (input.subscriptionId) keys.push(writeKeys.subscription(scope, subscriptionDocId(input.rail, input.subscriptionId)));
   if (input.customerId) keys.push(writeKeys.customer(scope, input.customerId));
-  const decision = await writeQueue.run(keys, async () => decideInTransaction(input, input.customerId ? await preReadGrants(scope, input.customerId) : null));
+  const decision = await writeQueue.run(keys, async () => decideInTransaction(input, await grantsAheadOf(input)));
   await dispatchWebhookEvents(input.tasks, scope, decision.webhookEventIds);
   return decision;
 }
 
+/** The expected customer's grants read ahead of the transaction (rails/grantsReadAhead.ts). */
+async function grantsAheadOf(input: RailDecisionInput): Promise<GrantsReadAhead | null> {
+  const { customerId } = input;
+  if (!customerId) return null;
+  if (input.grantsReadAhead?.customerId === customerId) return input.grantsReadAhead;
+  return readGrantsAhead(input.scope, customerId);
+}
+
 /**
- * The customer's grants read before the transaction, with the version of the projection they
- * were read under. Every grant change rewrites the projection in its own transaction
- * (entitlements/projection.ts), so when the transaction finds the projection at that same
- * version the list is still exact and the in-transaction query (whose range lock makes
- * concurrent decisions about different customers wait on one another) is not needed; when the
- * version moved, the transaction queries again.
+ * The products this event shows whatever the stored record holds (its snapshot without one):
+ * their catalog entries ride along with the transaction's first read. Products only the
+ * stored record names (a refund's) are read afterwards.
  */
-interface GrantsPreRead {
-  customerId: string;
-  projectionVersion: string | null;
-  grants: GrantRecord[];
+function expectedProducts(input: RailDecisionInput): string[] {
+  if (!input.subscriptionId) return [];
+  return [...new Set(input.snapshot(null)?.productIds ?? [])].filter(isProductId);
 }
 
-async function preReadGrants(scope: EnvScope, customerId: string): Promise<GrantsPreRead> {
-  // Projection first: a grant committed after this read moves the version the transaction checks.
-  const projection = await scope.get(projectionRef(scope, customerId));
-  const grants = await readCustomerGrantsGuarded(scope, customerId);
-  return { customerId, projectionVersion: versionOf(projection), grants };
-}
-
-/** The projection's update time (null while it does not exist). */
-const versionOf = (snapshot: DocumentSnapshot): string | null => (snapshot.exists ? `${snapshot.updateTime?.seconds}.${snapshot.updateTime?.nanoseconds}` : null);
-
-async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreRead | null): Promise<RailDecision> {
+async function decideInTransaction(input: RailDecisionInput, preRead: GrantsReadAhead | null): Promise<RailDecision> {
   const { scope } = input;
+  const products = expectedProducts(input);
   return scope.runTransaction(async (tx) => {
     const subRef = input.subscriptionId ? subscriptionRef(scope, input.rail, input.subscriptionId) : null;
     const expected = input.customerId;
     const claimRefs = revenueClaimRefs(scope, input.revenue);
-    // One read for the event, the record, the expected customer with its projection and the revenue claims.
-    const [[auditSnap], subSnaps, expectedCustomer, expectedProjection, claimSnaps] = await readGroupsInTx(
+    // One read for the event, the record, the expected customer with its projection, the revenue claims and the catalog entries.
+    const [[auditSnap], subSnaps, expectedCustomer, expectedProjection, claimSnaps, catalogSnaps] = await readGroupsInTx(
       tx,
       [auditRef(scope, input.eventId)],
       subRef ? [subRef] : [],
       expected ? [customerRef(scope, expected)] : [],
       expected ? [projectionRef(scope, expected)] : [],
       claimRefs,
+      products.map((productId) => catalogProductRef(scope, input.rail, productId)),
     );
     const expectedSnaps: CustomerSnaps | null = expected ? [expectedCustomer[0], expectedProjection[0]] : null;
     const current = subSnaps[0]?.data() ?? null;
+    const catalogKeys = new Map(products.map((productId, i) => [productId, entitlementKeysOf(catalogSnaps[i])]));
     if (auditSnap.exists) return duplicateOf(tx, scope, auditSnap, expected, expectedSnaps?.[1] ?? null);
 
     const { customerId, projectionSnap, transfer } = await owningCustomer(tx, input, current, expectedSnaps);
@@ -176,8 +176,8 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsPreR
       return outcome;
     }
 
-    const keysByProduct = await Promise.all(snapshot.productIds.map((productId) => entitlementKeysForProduct(scope, input.rail, productId, tx)));
-    const preReadExact = preRead !== null && customerId === preRead.customerId && projectionSnap !== null && versionOf(projectionSnap) === preRead.projectionVersion;
+    const keysByProduct = await Promise.all(snapshot.productIds.map((productId) => catalogKeys.get(productId) ?? entitlementKeysForProduct(scope, input.rail, productId, tx)));
+    const preReadExact = preRead !== null && customerId === preRead.customerId && projectionSnap !== null && projectionVersionOf(projectionSnap) === preRead.projectionVersion;
     const grants = !customerId ? [] : preReadExact ? preRead.grants : await readCustomerGrants(tx, scope, customerId);
     // A transfer takes the subscription's grants from the previous owner to the new one.
     const fromGrants = transfer ? await readCustomerGrants(tx, scope, transfer.fromCustomerId) : [];

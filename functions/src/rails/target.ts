@@ -1,4 +1,4 @@
-import { invalidParam } from '../http/errors';
+import { invalidParamValue } from '../errors/domain';
 import { projectRef } from '../projects/paths';
 import type { Env } from '../store/env';
 import { db } from '../store/firestore';
@@ -24,13 +24,13 @@ const PROJECT_ID = /^[A-Za-z0-9_-]{1,128}$/;
  * is one of the few modules that hold the unscoped handle (test/foundation/partition.test.ts).
  */
 export async function loadWebhookTarget(projectId: string): Promise<WebhookTarget> {
-  if (!PROJECT_ID.test(projectId)) throw invalidParam('Unknown project.');
+  if (!PROJECT_ID.test(projectId)) throw invalidParamValue('Unknown project.');
   const root = db();
   // Scopes used for nothing but locating the two configuration documents.
   const scopes = scopesOfProject(root, projectId);
   const [project, test, live] = await countedGetAll(root, [projectRef(root, projectId), railsConfigRef(scopes.test), railsConfigRef(scopes.live)]);
   const record = project.data();
-  if (!record || record.archived) throw invalidParam('Unknown project.');
+  if (!record || record.archived) throw invalidParamValue('Unknown project.');
   return {
     projectId,
     configs: {

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../http/errors';
+import type { ErrorCode } from '../errors/codes';
 import { contentHash, fileUrlHash } from './hashing';
 import { FILE_URL_PATTERN, MAX_FILE_URL_LENGTH, MAX_SOURCEMAP_BYTES } from './limits';
 import { parseSourceMapJson, SourceMapFormatError, toTraceMap } from './sourceMapFormat';

@@ -27,12 +27,17 @@ export function countedWrite<T>(write: () => Promise<T>): Promise<T> {
 }
 
 /**
- * `db.runTransaction(fn)`, counting a begin/commit pair, and handing `fn` a transaction whose
- * `get` and `getAll` each count one round trip.
+ * `db.runTransaction(fn)`, counting one round trip per attempt (its commit, or the rollback of
+ * a failed attempt) and handing `fn` a transaction whose `get` and `getAll` each count one.
+ * There is no separate begin: this client (@google-cloud/firestore 9) starts the transaction
+ * inside its first read (`withLazyStartedTransaction`), which test/foundation/roundTrips.test.ts
+ * checks against the client's own RPCs.
  */
 export function countedTransaction<T>(db: Firestore, fn: (tx: Transaction) => Promise<T>): Promise<T> {
-  countRoundTrips(2);
-  return db.runTransaction((tx) => fn(countingReads(tx)));
+  return db.runTransaction((tx) => {
+    countRoundTrips();
+    return fn(countingReads(tx));
+  });
 }
 
 function countingReads(tx: Transaction): Transaction {

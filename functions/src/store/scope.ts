@@ -26,7 +26,7 @@ export type CrossPartitionLedger = 'pendingErasures';
  */
 export interface KeyGate<KeyDocument = unknown> {
   readonly ref: DocumentReference<KeyDocument>;
-  /** Throws the request's ApiError when the freshly read key document no longer admits it. */
+  /** Throws the request's refusal (a `DomainError`) when the freshly read key document no longer admits it. */
   accept(snapshot: DocumentSnapshot<KeyDocument>): void;
 }
 
@@ -138,7 +138,7 @@ export class EnvScope {
   }
 
   /**
-   * Runs a transaction (a begin/commit pair beyond its reads); `fn` gets a transaction whose
+   * Runs a transaction (one commit beyond its reads, the first of which starts it); `fn` gets a transaction whose
    * reads count their round trips (store/counted.ts).
    */
   async runTransaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import type supertest from 'supertest';
+import type { Settings } from '../../../functions/src/config/settings';
 import type { AuditEntry } from '../../../functions/src/audit/model';
 import { auditRef } from '../../../functions/src/audit/append';
 import { setProduct } from '../../../functions/src/entitlements/catalog';
@@ -47,7 +48,7 @@ export interface RailsWorld {
  * settings (TESSERA_APPLE_ONLINE_CHECKS, TESSERA_STRIPE_API_URL, TESSERA_PLAY_API_URL,
  * TESSERA_GOOGLE_PUSH_JWKS_URL) instead of injected overrides.
  */
-export async function createRailsWorld(options: { edges?: 'overrides' | 'settings'; tasks?: InProcessTaskQueue } = {}): Promise<RailsWorld> {
+export async function createRailsWorld(options: { edges?: 'overrides' | 'settings'; tasks?: InProcessTaskQueue; settings?: Partial<Settings> } = {}): Promise<RailsWorld> {
   const apple = new AppleChain();
   const stripe = await new StripeFake().start();
   const google = await new GoogleFake().start();
@@ -66,6 +67,7 @@ export async function createRailsWorld(options: { edges?: 'overrides' | 'setting
   const service = createTestService({
     tasks: options.tasks,
     secrets,
+    ...(options.settings ? { settings: options.settings } : {}),
     rails: options.edges === 'settings' ? undefined : {
       appleOnlineChecks: false,
       stripeApi: { host: '127.0.0.1', port: stripe.port, protocol: 'http' },

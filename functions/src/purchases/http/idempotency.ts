@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Timestamp, type DocumentReference, type DocumentSnapshot } from 'firebase-admin/firestore';
 import { HOUR, SECOND } from '../../clock';
+import { DomainError } from '../../errors/domain';
 import { ApiError, invalidParam } from '../../http/errors';
 import type { Reply, RequestContext } from '../../http/route';
 import { countedGet, countedWrite } from '../../store/counted';
@@ -111,9 +112,10 @@ function replay(record: IdempotencyRecord): Reply {
   return { status: record.status ?? 200, body, headers: { 'Idempotent-Replayed': 'true' } };
 }
 
-function inProgress(retryAfterMs: number): ApiError {
-  return new ApiError('rate_limited', 'A request with this Idempotency-Key is still in progress; retry after the Retry-After interval.', {
-    headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))), 'X-Service-Sample-Rate': '1' },
+/** The headers come from the one mapping (http/errors.ts); nothing to sample away, so the hint is 1. */
+function inProgress(retryAfterMs: number): DomainError<'rate_limited'> {
+  return new DomainError('rate_limited', 'A request with this Idempotency-Key is still in progress; retry after the Retry-After interval.', {
+    retry: { retryAfterMs, sampleRate: 1 },
   });
 }
 

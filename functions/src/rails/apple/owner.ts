@@ -2,7 +2,7 @@ import type { JWSTransactionDecodedPayload } from '@apple/app-store-server-libra
 import { findCustomerIdByIdentity } from '../../customers/lookup';
 import type { EnvScope } from '../../store/scope';
 import type { SubscriptionRecord } from '../model';
-import { resolveRailCustomer, type RailIdentity } from '../customers';
+import { resolveRailCustomer, type RailCustomer, type RailIdentity } from '../customers';
 
 /**
  * The customer an App Store subscription belongs to: whoever already holds its
@@ -12,12 +12,12 @@ import { resolveRailCustomer, type RailIdentity } from '../customers';
  * A family-shared transaction belongs to the organizer: only identifiers that are already
  * linked can name its customer, and nothing the caller sent is linked to it.
  */
-export async function appleOwner(scope: EnvScope, transaction: JWSTransactionDecodedPayload, callerToken: string | undefined, now: number): Promise<string | null> {
+export async function appleOwner(scope: EnvScope, transaction: JWSTransactionDecodedPayload, callerToken: string | undefined, now: number): Promise<RailCustomer | null> {
   const originalTransactionId = transaction.originalTransactionId!;
   const signedToken = transaction.appAccountToken ? transaction.appAccountToken.toLowerCase() : undefined;
   if (isFamilyShared(transaction)) {
-    const byTransaction = await findCustomerIdByIdentity(scope, 'apple_otx', originalTransactionId);
-    return byTransaction ?? (signedToken ? findCustomerIdByIdentity(scope, 'apple_aat', signedToken) : null);
+    const customerId = (await findCustomerIdByIdentity(scope, 'apple_otx', originalTransactionId)) ?? (signedToken ? await findCustomerIdByIdentity(scope, 'apple_aat', signedToken) : null);
+    return customerId ? { customerId, grantsReadAhead: null, allLinkedBefore: false } : null;
   }
   const hints: RailIdentity[] = [{ kind: 'apple_otx', id: originalTransactionId }];
   const token = signedToken ?? callerToken?.toLowerCase();
@@ -42,12 +42,18 @@ export function appleFacts(transaction: JWSTransactionDecodedPayload) {
  * A notification's claim on a subscription: the customer of the appAccountToken the transaction
  * signs, when that token is new to the subscription's record (a purchase made by another app
  * account). The token the record already holds claims nothing, so renewals of a subscription
- * that was transferred never move it back. Family-shared transactions claim nothing.
+ * that was transferred never move it back. Family-shared transactions claim nothing. `owner`:
+ * the transaction's owner as appleOwner resolved it; when every identifier it named (the token
+ * among them) was already linked to it, the token's customer is known without a second read.
  */
-export async function appleSignedPurchaser(scope: EnvScope, transaction: JWSTransactionDecodedPayload): Promise<{ claimant: (current: SubscriptionRecord | null) => string | null } | null> {
+export async function appleSignedPurchaser(
+  scope: EnvScope,
+  transaction: JWSTransactionDecodedPayload,
+  owner: RailCustomer | null,
+): Promise<{ claimant: (current: SubscriptionRecord | null) => string | null } | null> {
   const token = transaction.appAccountToken?.toLowerCase();
   if (!token || isFamilyShared(transaction)) return null;
-  const customerId = await findCustomerIdByIdentity(scope, 'apple_aat', token);
+  const customerId = owner?.allLinkedBefore ? owner.customerId : await findCustomerIdByIdentity(scope, 'apple_aat', token);
   if (!customerId) return null;
   return { claimant: (current) => (current?.apple?.appAccountToken?.toLowerCase() === token ? null : customerId) };
 }

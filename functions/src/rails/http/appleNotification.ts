@@ -83,8 +83,8 @@ async function decide(ctx: RailRequest, target: WebhookTarget, env: Env, verifie
   const eventId = payload.notificationUUID!;
   const eventType = railEventType('apple', appleEventName(payload.notificationType, payload.subtype));
   const usable = transaction?.originalTransactionId && transaction.transactionId;
-  const customerId = usable ? await appleOwner(scope, transaction, undefined, deps.clock.now()) : null;
-  const signedPurchaser = usable ? await appleSignedPurchaser(scope, transaction) : null;
+  const customer = usable ? await appleOwner(scope, transaction, undefined, deps.clock.now()) : null;
+  const signedPurchaser = usable ? await appleSignedPurchaser(scope, transaction, customer) : null;
   const outcome = await decideRailEvent({
     scope,
     tasks: deps.tasks,
@@ -96,7 +96,8 @@ async function decide(ctx: RailRequest, target: WebhookTarget, env: Env, verifie
     receivedAt,
     now: deps.clock.now(),
     reconciledWithProvider: false,
-    customerId,
+    customerId: customer?.customerId ?? null,
+    grantsReadAhead: customer?.grantsReadAhead,
     claimant: signedPurchaser?.claimant,
     snapshot: () =>
       usable

@@ -132,7 +132,8 @@ async function reconcile(
     const outcome = await decideRailEvent({ ...base, scope, eventType, now: deps.clock.now(), subscriptionId, customerId: null, reconciledWithProvider: false, snapshot: () => null, noSnapshotReason: 'purchase_not_found' });
     return answer(target, env, base.eventId, outcome);
   }
-  const customerId = await resolveRailCustomer(scope, playHints(purchaseToken, play), deps.clock.now());
+  const customer = await resolveRailCustomer(scope, playHints(purchaseToken, play), deps.clock.now());
+  const customerId = customer?.customerId ?? null;
   const linkedTokenHash = play.linkedPurchaseToken ? purchaseTokenHash(play.linkedPurchaseToken) : null;
   const takenBackOf = (record: SubscriptionRecord | null): TakenBack | null => takenBack ?? record?.google?.takenBack ?? null;
   const outcome = await decideRailEvent({
@@ -142,6 +143,7 @@ async function reconcile(
     now: deps.clock.now(),
     subscriptionId,
     customerId,
+    grantsReadAhead: customer?.grantsReadAhead,
     // The customer the purchase's obfuscated account id names may be another person than the
     // record's owner: the project's transfer setting decides.
     claimant: () => customerId,

@@ -191,7 +191,7 @@ async function reconcile(
   const stripeCustomerId = idOf(subscription.customer);
   const checkout = extras.checkout;
   const metadata = { ...(checkout ? metadataOf(checkout) : {}), ...metadataOf(subscription) };
-  const customerId = await resolveRailCustomer(
+  const customer = await resolveRailCustomer(
     scope,
     {
       rail: stripeCustomerId ? [{ kind: 'stripe', id: stripeCustomerId }] : [],
@@ -200,6 +200,7 @@ async function reconcile(
     },
     deps.clock.now(),
   );
+  const customerId = customer?.customerId ?? null;
   const overlay = (record: SubscriptionRecord | null): StripeOverlay => {
     const previous = record?.stripe ?? { customerId: null, refund: null, lastPaidAt: null };
     const lastPaidAt = Math.max(previous.lastPaidAt ?? 0, extras.paidAt ?? 0) || null;
@@ -212,6 +213,7 @@ async function reconcile(
     now: deps.clock.now(),
     subscriptionId,
     customerId,
+    grantsReadAhead: customer?.grantsReadAhead,
     // The customer the verified subscription names (its metadata's user or customer) may be
     // another person than the record's owner: the project's transfer setting decides.
     claimant: () => customerId,

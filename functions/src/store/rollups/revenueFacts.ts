@@ -40,9 +40,22 @@ export interface RefundFact {
 
 export type RevenueFact = PaymentFact | RefundFact;
 
+/** Exponents looked up so far: building an Intl.NumberFormat per payment showed in the rails' profile (issue 23). */
+const digitsByCurrency = new Map<string, number | null>();
+
 /** A currency's minor-unit exponent (ISO 4217 as Intl knows it: USD 2, JPY 0, KWD 3). */
 export function currencyDigits(currency: string): number | null {
   if (!/^[A-Z]{3}$/.test(currency)) return null;
+  let digits = digitsByCurrency.get(currency);
+  if (digits === undefined) {
+    digits = intlCurrencyDigits(currency);
+    // At most 26³ well-formed codes: the memo stays small whatever the input.
+    digitsByCurrency.set(currency, digits);
+  }
+  return digits;
+}
+
+function intlCurrencyDigits(currency: string): number | null {
   try {
     return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
   } catch {
