@@ -183,6 +183,10 @@ function Console({ session, onSignOut }: { session: SessionInfo; onSignOut: () =
               </li>
             ))}
           </ul>
+          {/* The static API reference beside the dashboard on the same origin (hosting-public/reference/). */}
+          <a class="nav-external" href="/reference/">
+            API reference
+          </a>
         </nav>
         <main id="main">
           <h1>

@@ -13,6 +13,7 @@ import { EnvScope } from '../../functions/src/store/scope';
 import { FirebaseAuthStandIn } from '../support/firebaseAuthStandIn';
 import { createTestService, expectError, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { operatorCommands } from '../support/operatorCommands';
+import { enableLocalLogin } from '../support/localSignIn';
 
 const auth = new FirebaseAuthStandIn();
 let service: TestService;
@@ -97,7 +98,7 @@ describe('Firebase Authentication ID tokens', () => {
 
 describe('the local login link', () => {
   it('exchanges this run’s login token for a session that works, and nothing else', async () => {
-    const loginToken = service.deps.operators.enableLocalLogin();
+    const loginToken = enableLocalLogin(service.deps.operators);
     expectError(await service.request().post('/v1/dashboard-api/session/local').send({ loginToken: 'x'.repeat(43) }), 401, 'authentication_error', 'operator_unauthenticated');
     const res = await service.request().post('/v1/dashboard-api/session/local').send({ loginToken });
     expect(res.status).toBe(200);
@@ -113,7 +114,7 @@ describe('the local login link', () => {
   it('signs in once: the same link is refused the second time, and the runner is given the next link (regression: it could be exchanged again)', async () => {
     const fresh = createTestService({ operatorTokens: auth.verifier });
     const printed: string[] = [];
-    const first = fresh.deps.operators.enableLocalLogin((next) => printed.push(next));
+    const first = enableLocalLogin(fresh.deps.operators, (next) => printed.push(next));
     expect((await fresh.request().post('/v1/dashboard-api/session/local').send({ loginToken: first })).status).toBe(200);
     expectError(await fresh.request().post('/v1/dashboard-api/session/local').send({ loginToken: first }), 401, 'authentication_error', 'operator_unauthenticated');
     expect(printed).toHaveLength(1);
@@ -126,7 +127,7 @@ describe('the local login link', () => {
     const fresh = createTestService({ operatorTokens: auth.verifier });
     const printed: string[] = [];
     const exchange = async (loginToken: string) => (await fresh.request().post('/v1/dashboard-api/session/local').send({ loginToken })).body.data.sessionToken as string;
-    const leaving = await exchange(fresh.deps.operators.enableLocalLogin((next) => printed.push(next)));
+    const leaving = await exchange(enableLocalLogin(fresh.deps.operators, (next) => printed.push(next)));
     const staying = await exchange(printed[0]);
     const out = await fresh.request().post('/v1/dashboard-api/session/sign-out').set(asToken(leaving)).send({});
     expect(out.status).toBe(200);

@@ -19,6 +19,7 @@ import { linkMigratedUser } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
 import { webhookEventId } from '../../functions/src/webhooks/eventIds';
 import { createTestService, expectError, lockHeaders, seedProject, type SeededProject, type TestService } from '../support/harness';
+import { enableLocalLogin } from '../support/localSignIn';
 
 let service: TestService;
 let project: SeededProject;
@@ -28,7 +29,7 @@ const secretsFile = join(mkdtempSync(join(tmpdir(), 'dash-secrets-')), 'secrets.
 beforeAll(async () => {
   service = createTestService({ operatorSecrets: new LocalSecretWriter(secretsFile), secrets: new LocalSecretStore({ file: secretsFile, environment: {} }), settings: { webhooksAllowLoopback: true }, webhookDelivery: { retryDelaySeconds: () => 0 } });
   project = await seedProject(service);
-  const loginToken = service.deps.operators.enableLocalLogin();
+  const loginToken = enableLocalLogin(service.deps.operators);
   const res = await service.request().post('/v1/dashboard-api/session/local').send({ loginToken });
   session = { Authorization: `Bearer ${res.body.data.sessionToken}` };
 });

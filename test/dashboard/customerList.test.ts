@@ -9,6 +9,7 @@ import { EVENTS } from '../../functions/src/events/model';
 import { linkMigratedUser } from '../../functions/src/identity/repository';
 import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, expectError, seedProject, type SeededProject, type TestService } from '../support/harness';
+import { enableLocalLogin } from '../support/localSignIn';
 
 let service: TestService;
 let project: SeededProject;
@@ -21,7 +22,7 @@ beforeAll(async () => {
   service = createTestService();
   project = await seedProject(service);
   scope = new EnvScope(service.deps.db, project.projectId, 'test');
-  const loginToken = service.deps.operators.enableLocalLogin();
+  const loginToken = enableLocalLogin(service.deps.operators);
   const res = await service.request().post('/v1/dashboard-api/session/local').send({ loginToken });
   session = { Authorization: `Bearer ${res.body.data.sessionToken}` };
   // Six customers, one a minute: ann (pro, manual), bob (stripe id), bea, carl (pro), dan, erin.

@@ -3,7 +3,7 @@
  * session token is accepted until it expires (12 h) and never after; another run's tokens,
  * tokens of any length and tampered tokens are refused.
  */
-import { LocalLogin, SESSION_TTL_MS } from '../../functions/src/dashboard/localLogin';
+import { LocalLogin, SESSION_TTL_MS } from '../../functions/src/local/localLogin';
 
 const now = Date.UTC(2026, 0, 1);
 

@@ -55,6 +55,12 @@ it.each(Object.keys(GROUP_LOADERS) as GroupName[])('loads only its own routes on
   expect(routeFiles(await loadedModules(group))).toEqual(expected[group]);
 }, 30_000);
 
+// The document is generated at build time: serving it loads neither the generator nor the registry.
+it('loads the OpenAPI route but not its generator on the first request of platform', async () => {
+  const loaded = ourModules(await loadedModules('platform'));
+  expect(loaded.filter((m) => m.startsWith('app/')).sort()).toEqual(['app/groupLoaders.js', 'app/openapi/file.js', 'app/openapi/route.js']);
+}, 30_000);
+
 // Stripe's and Apple's libraries (~300 ms together) load with the first request that uses them,
 // and Ajv with the first request that validates a body or query.
 it.each(Object.keys(GROUP_LOADERS) as GroupName[])('loads no rail library and no Ajv before a request of %s needs them', async (group) => {

@@ -9,7 +9,10 @@ import type { GroupName } from './groupNames';
  * two together.
  */
 export const GROUP_LOADERS: Record<GroupName, () => Promise<CompiledRoute<Deps>[]>> = {
-  platform: async () => (await import('../sdk/http/routes')).sdkRoutes,
+  platform: async () => {
+    const [sdk, openApi] = await Promise.all([import('../sdk/http/routes'), import('./openapi/route')]);
+    return [...sdk.sdkRoutes, openApi.openApiRoute];
+  },
   identity: async () => (await import('../identity/http/routes')).identityRoutes,
   events: async () => (await import('../events/http/routes')).eventRoutes,
   purchases: async () => (await import('../purchases/http/routes')).purchaseRoutes,

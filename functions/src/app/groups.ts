@@ -11,6 +11,7 @@ import { reportRoutes } from '../reports/http/routes';
 import { sdkRoutes } from '../sdk/http/routes';
 import { sourcemapRoutes } from '../sourcemaps/http/routes';
 import type { Deps } from './deps';
+import { openApiRoute } from './openapi/route';
 import type { GroupName } from './groupNames';
 
 export type { GroupName } from './groupNames';
@@ -22,7 +23,7 @@ export type { GroupName } from './groupNames';
  * 400; `platform` also receives every path no other group claims.
  */
 export const GROUPS = {
-  platform: sdkRoutes,
+  platform: [...sdkRoutes, openApiRoute],
   identity: identityRoutes,
   events: eventRoutes,
   purchases: purchaseRoutes,

@@ -8,7 +8,7 @@ import type { SecretWriter } from '../secrets/writer';
 import type { TaskQueue } from '../tasks/queue';
 import type { ConsolePorts, OperatorConsole } from './console';
 import { OperatorTokenRejected, type OperatorTokenVerifier } from './firebaseTokens';
-import { LocalLogin, SESSION_PREFIX } from './localLogin';
+import { SESSION_PREFIX, type LocalSessions } from './localSessions';
 import { dashboardLogs } from './logs';
 import { LOCAL_OPERATOR, OPERATOR_SIGN_OUTS, roleAllows, type OperatorIdentity, type OperatorRole } from './model';
 
@@ -36,7 +36,7 @@ export interface OperatorAuthenticatorPorts {
 }
 
 export class OperatorAuthenticator implements OperatorGate<OperatorSession> {
-  private local: LocalLogin | null = null;
+  private local: LocalSessions | null = null;
 
   constructor(
     private readonly db: Firestore,
@@ -44,12 +44,11 @@ export class OperatorAuthenticator implements OperatorGate<OperatorSession> {
   ) {}
 
   /**
-   * `npm start` only: turns on the local login for this run and returns its token (for the
-   * printed link). Each link signs in once; `onNewLink` gets the next one to print.
+   * `npm start` (and the tests) only: accept the local stack's one-time sign-in link
+   * (local/localLogin.ts). Deployed, nothing calls this, and a `tds_` token is always refused.
    */
-  enableLocalLogin(onNewLink?: (loginToken: string) => void): string {
-    this.local ??= new LocalLogin(onNewLink);
-    return this.local.loginToken;
+  allowLocalSignIn(sessions: LocalSessions): void {
+    this.local = sessions;
   }
 
   /** The local link's token for a session token; `401 operator_unauthenticated` when it is not this run's. */

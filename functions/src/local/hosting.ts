@@ -5,8 +5,9 @@ import { REPO_ROOT } from '../config/paths';
 
 /**
  * What Firebase Hosting serves from `hosting-public/` deployed, served by `npm start` locally:
- * the dashboard's static files under `/dashboard/`. Everything else goes to the API app, as
- * Hosting's rewrites send it to the functions.
+ * the dashboard's static files under `/dashboard/` and the API reference under `/reference/`,
+ * each with its Content-Security-Policy. Everything else goes to the API app, as Hosting's
+ * rewrites send it to the functions.
  */
 export const HOSTING_PUBLIC = join(REPO_ROOT, 'hosting-public');
 
@@ -24,9 +25,10 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 export function withHostingPublic(api: Handler, root = HOSTING_PUBLIC): Handler {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !(path === '/dashboard' || path.startsWith('/dashboard/'))) return api(req, res);
-    if (path === '/dashboard') {
-      res.writeHead(301, { Location: '/dashboard/' }).end();
+    const folder = Object.keys(STATIC_FOLDERS).find((name) => path === `/${name}` || path.startsWith(`/${name}/`));
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !folder) return api(req, res);
+    if (path === `/${folder}`) {
+      res.writeHead(301, { Location: `/${folder}/` }).end();
       return;
     }
     let relative: string;
@@ -37,7 +39,7 @@ export function withHostingPublic(api: Handler, root = HOSTING_PUBLIC): Handler 
       return;
     }
     const file = normalize(join(root, relative));
-    if (!file.startsWith(join(root, 'dashboard') + sep)) {
+    if (!file.startsWith(join(root, folder) + sep)) {
       res.writeHead(404).end();
       return;
     }
@@ -47,14 +49,14 @@ export function withHostingPublic(api: Handler, root = HOSTING_PUBLIC): Handler 
       if (!stat.isFile()) throw new Error('not a file');
       size = stat.size;
     } catch {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found. Was the dashboard built? (npm run build:dashboard)');
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`Not found. Was the ${folder} built? (npm run build:dashboard)`);
       return;
     }
     res.writeHead(200, {
       'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
       'Content-Length': size,
       // As firebase.json's headers: the page may load only its own scripts and talk only to its own origin (+ Firebase Auth's REST endpoints).
-      'Content-Security-Policy': DASHBOARD_CSP,
+      'Content-Security-Policy': STATIC_FOLDERS[folder],
       'X-Content-Type-Options': 'nosniff',
       'Cache-Control': 'no-cache',
     });
@@ -65,3 +67,9 @@ export function withHostingPublic(api: Handler, root = HOSTING_PUBLIC): Handler 
 
 export const DASHBOARD_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' https://identitytoolkit.googleapis.com https://securetoken.googleapis.com; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+/** The API reference is one HTML file and its stylesheet: no script at all, nothing from elsewhere. */
+export const REFERENCE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/** The folders of hosting-public/ served as files, each with its Content-Security-Policy (firebase.json's headers match). */
+const STATIC_FOLDERS: Record<string, string> = { dashboard: DASHBOARD_CSP, reference: REFERENCE_CSP };

@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { DEMO_SPEC, EXPORT_DIR, LOCAL_GCLOUD_PROJECT, RUNNING_FILE, STATE_DIR } from '../config/paths';
 import { EmulatorMissingError, startEmulator, type RunningEmulator } from './emulator';
+import { LocalLogin } from './localLogin';
 
 /**
  * `npm start`: the Firestore emulator, the demo data, and every endpoint group on one port.
@@ -62,7 +63,9 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const server = createServer(withHostingPublic(createServiceApp(ALL_ROUTES, deps)));
   const baseUrl = `http://127.0.0.1:${port}`;
   // The dashboard's sign-in links: each signs in once, during this run only; using one prints the next (dashboard/README.md).
-  const loginToken = deps.operators.enableLocalLogin((next) => console.log(`\nDashboard (one-time sign-in link; the previous one is spent): ${baseUrl}/dashboard/#login=${next}`));
+  const localLogin = new LocalLogin((next) => console.log(`\nDashboard (one-time sign-in link; the previous one is spent): ${baseUrl}/dashboard/#login=${next}`));
+  deps.operators.allowLocalSignIn(localLogin);
+  const loginToken = localLogin.loginToken;
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   writeFileSync(RUNNING_FILE, JSON.stringify({ baseUrl, firestoreEmulatorHost: emulator.host, gcloudProject: process.env.GCLOUD_PROJECT, pid: process.pid }, null, 2));
 

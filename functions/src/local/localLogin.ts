@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { HOUR } from '../clock';
+import { SESSION_PREFIX, type LocalSessions } from '../dashboard/localSessions';
 
 /**
  * The fast local runner's sign-in (`npm start`): a random login token, printed as a link, that
@@ -9,13 +10,12 @@ import { HOUR } from '../clock';
  * carries authority, so a cross-site request cannot act for the operator. Sessions live in this
  * process's memory (only their SHA-256) and end at sign-out, after 12 h, or with the process.
  */
-export const SESSION_PREFIX = 'tds_';
 export const SESSION_TTL_MS = 12 * HOUR;
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 const newLoginToken = (): string => randomBytes(32).toString('base64url');
 
-export class LocalLogin {
+export class LocalLogin implements LocalSessions {
   private token = newLoginToken();
   private loginDigest = digest(this.token);
   private readonly sessions = new Map<string, number>();
