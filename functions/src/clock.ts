@@ -6,20 +6,6 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** A clock that only moves when told to; for tests and benchmarks. */
-export class ManualClock implements Clock {
-  constructor(private current = Date.UTC(2026, 0, 1)) {}
-  now(): number {
-    return this.current;
-  }
-  set(ms: number): void {
-    this.current = ms;
-  }
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
-
 export const SECOND = 1000;
 export const MINUTE = 60 * SECOND;
 export const HOUR = 60 * MINUTE;

@@ -7,7 +7,7 @@
  * the local login link is valid only for its run and its session tokens only from it; API keys
  * are no authority here; operator grants (`tessera operators add|list|remove`) are audited.
  */
-import { ManualClock } from '../../functions/src/clock';
+import { ManualClock } from '../support/manualClock';
 import { ENVS } from '../../functions/src/store/env';
 import { EnvScope } from '../../functions/src/store/scope';
 import { FirebaseAuthStandIn } from '../support/firebaseAuthStandIn';

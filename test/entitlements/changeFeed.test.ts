@@ -246,8 +246,8 @@ const merge: Step = async (w) => {
   w.mergeable.delete(userId);
   const res = await world.service.request().post('/v1/identify').set(publishable()).send({ userId, anonymousId: `${userId}-tablet` });
   expect(res.body).toMatchObject({ mergePending: true });
-  const conflict = (await listConflicts(world.service.deps.db, world.project.projectId, 'test')).find((c) => c.otherCustomerIds.includes(loser))!;
-  const report = await mergeConflict(world.service.deps.db, conflict.conflictId, now());
+  const conflict = (await listConflicts(world.scope('test'))).find((c) => c.otherCustomerIds.includes(loser))!;
+  const report = await mergeConflict(world.scope('test'), conflict.conflictId, now());
   w.active.splice(w.active.indexOf(loser), 1);
   w.movedGrants += report.movedGrants;
   return `merge ${loser} into ${report.canonicalCustomerId}: ${report.movedGrants} grants`;

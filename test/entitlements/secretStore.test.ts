@@ -10,7 +10,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock } from '../../functions/src/clock';
+import { ManualClock } from '../support/manualClock';
 import {
   createSecretStore,
   isSecretName,

@@ -5,7 +5,7 @@
  * error event per fingerprint per minute still lands (across instances too) and the rest are
  * dropped; when nothing can land the answer is 429 with Retry-After and X-Service-Sample-Rate.
  */
-import { ManualClock } from '../../functions/src/clock';
+import { ManualClock } from '../support/manualClock';
 import { createTestService, expectError, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { event, events, postEvents, storedEvent, storedEvents } from './support';
 

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GROUP_FUNCTIONS, GROUPS, type GroupName } from '../../functions/src/app/groups';
+import { GROUP_FUNCTIONS } from '../../functions/src/app/groupNames';
+import { GROUPS, type GroupName } from '../../functions/src/app/groups';
 import { functionsDotEnv, requireDeployedEntry } from '../support/functionsEnv';
 
 const root = join(__dirname, '..', '..');

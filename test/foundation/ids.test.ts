@@ -1,10 +1,11 @@
 /** ids/: one rule per identifier; the minted ids pass their own rule, and the rule's schema says the same as its pattern. */
 import Ajv from 'ajv';
 import * as ids from '../../functions/src/ids';
+import type { IdRule } from '../../functions/src/ids/rule';
 import { newKeyId } from '../../functions/src/keys/format';
 import { newCustomerId } from '../../functions/src/customers/model';
 
-const rules = (Object.entries(ids) as [string, unknown][]).filter((entry): entry is [string, ids.IdRule] => typeof entry[1] === 'object' && entry[1] !== null && 'pattern' in entry[1]);
+const rules = (Object.entries(ids) as [string, unknown][]).filter((entry): entry is [string, IdRule] => typeof entry[1] === 'object' && entry[1] !== null && 'pattern' in entry[1]);
 
 it('finds every rule', () => {
   expect(rules.map(([name]) => name).sort()).toEqual(

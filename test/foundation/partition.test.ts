@@ -5,6 +5,12 @@
  * domain code they call may import the handle module (`store/firestore.ts`), the `Firestore`
  * type, or `RootDeps` (Deps plus the handle); every other module under functions/src fails this
  * test. At run time a handler's `ctx.deps` carries no handle either.
+ *
+ * Scopes are opened only where a partition is established (`SCOPE_OPENERS`): the pipeline (from
+ * the verified key, or an operator's authorised grant), task handlers (from the task payload),
+ * rail target resolution (from a verified notification), the store's partition iterator (the
+ * sweeps, id-only operator lookups, a project's two partitions) and the CLI. Everything else is
+ * handed its scope.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -35,8 +41,6 @@ const ALLOWED: Record<string, string> = {
   'identity/providerConfig.ts': 'the provider document, read by the token verifier port',
   'identity/transferPolicy.ts': 'operator command: a project’s subscription-transfer setting (rail decisions read it through their scope)',
   'identity/idTokens.ts': 'the token verifier port (built in app/deps.ts) reads a project’s provider',
-  'identity/conflicts.ts': 'operator commands: merge conflicts across a project’s environments',
-  'identity/inspect.ts': 'operator command: look a customer up',
   'events/retention.ts': 'operator command: a project’s telemetry retention',
   'ratelimit/bucketStore.ts': 'the limiter’s store port (built in app/deps.ts), run before a handler',
   'webhooks/locate.ts': 'operator commands: a webhook endpoint or event id finds its partition',
@@ -50,6 +54,20 @@ const ALLOWED: Record<string, string> = {
   'dashboard/console.ts': 'operator commands from the dashboard: the same operator services as the CLI, bound to one authorised project and environment',
   'dashboard/operators.ts': 'operator command: the operator registry (tessera operators add|list|remove)',
   'bench/': 'benchmarks (leaving functions/src: issue 12 §4)',
+};
+
+/** Who may open a scope (`new EnvScope`), and from what. Paths relative to functions/src; a trailing `/` is a folder. */
+const SCOPE_OPENERS: Record<string, string> = {
+  'store/': 'EnvScope itself and the partition iterator (store/partitions.ts): sweeps, id-only operator lookups, a project’s two partitions',
+  'keys/authenticate.ts': 'the pipeline: the verified API key’s partition',
+  'dashboard/console.ts': 'the pipeline’s operator path: the partition of the operator’s authorised grant',
+  'rails/target.ts': 'the partition of a verified rail notification',
+  'retention/erasure.ts': 'the erasure task handler: the task payload’s partition',
+  'events/resolution.ts': 'the identity-resolution task handler: the task payload’s partition',
+  'webhooks/fanout.ts': 'the webhook fan-out task handler: the task payload’s partition',
+  'webhooks/deliver.ts': 'the webhook delivery task handler: the task payload’s partition',
+  'cli/': 'the operator CLI: --project and --env, or the partition an id names',
+  'local/': 'the local runner and demo seed',
 };
 
 function sourceFiles(dir: string): string[] {
@@ -75,7 +93,14 @@ export function handleImports(file: string, source: string): string[] {
   return found;
 }
 
-const allowed = (path: string): boolean => Object.keys(ALLOWED).some((entry) => (entry.endsWith('/') ? path.startsWith(entry) : path === entry));
+const listed = (list: Record<string, string>, path: string): boolean => Object.keys(list).some((entry) => (entry.endsWith('/') ? path.startsWith(entry) : path === entry));
+const allowed = (path: string): boolean => listed(ALLOWED, path);
+const opensScopes = (path: string): boolean => listed(SCOPE_OPENERS, path);
+
+/** Lines of `source` that open a scope by hand (`new EnvScope(…)`, or a subclass of it). */
+export function scopeOpenings(source: string): number[] {
+  return source.split('\n').flatMap((line, i) => (/\bnew\s+EnvScope\b|\bextends\s+EnvScope\b/.test(line) ? [i + 1] : []));
+}
 
 it('lets only scope-establishing and operator modules reach the unscoped Firestore handle', () => {
   const offenders = sourceFiles(SRC)
@@ -94,6 +119,23 @@ it('recognises each way of reaching the handle (so the scan can fail)', () => {
   expect(handleImports(handler, "import type { DocumentReference } from 'firebase-admin/firestore';\nimport { EnvScope } from '../store/scope';")).toEqual([]);
   expect(allowed('events/someRoute.ts')).toBe(false);
   expect(allowed('keys/authenticate.ts')).toBe(true);
+});
+
+it('opens scopes only where a partition is established', () => {
+  const offenders = sourceFiles(SRC)
+    .map((file) => ({ path: relative(SRC, file).replace(/\\/g, '/'), lines: scopeOpenings(readFileSync(file, 'utf8')) }))
+    .filter(({ path, lines }) => lines.length > 0 && !opensScopes(path))
+    .map(({ path, lines }) => `${path}:${lines.join(',')}`);
+  expect(offenders).toEqual([]);
+});
+
+it('recognises a hand-built scope (so the scan can fail)', () => {
+  expect(scopeOpenings("import { EnvScope } from '../store/scope';\nconst scope = new EnvScope(db, projectId, env);")).toEqual([2]);
+  expect(scopeOpenings('class Wider extends EnvScope {}')).toEqual([1]);
+  expect(scopeOpenings('export async function list(scope: EnvScope): Promise<void> {}')).toEqual([]);
+  expect(opensScopes('reports/customersReport.ts')).toBe(false);
+  expect(opensScopes('webhooks/relay.ts')).toBe(false);
+  expect(opensScopes('store/partitions.ts')).toBe(true);
 });
 
 it('gives handlers Deps without the unscoped handle, even at run time', async () => {

@@ -7,7 +7,7 @@ import supertest from 'supertest';
 import functionsTest from 'firebase-functions-test';
 import { createDeps } from '../../functions/src/app/deps';
 import { ALL_ROUTES } from '../../functions/src/app/groups';
-import { ManualClock } from '../../functions/src/clock';
+import { ManualClock } from '../support/manualClock';
 import { createServiceApp } from '../../functions/src/app/serviceApp';
 import type { EnqueueOptions, QueueName, TaskQueue } from '../../functions/src/tasks/queue';
 import { createTestService, seedProject } from '../support/harness';

@@ -54,7 +54,7 @@ it('re-reads the grants in the transaction when a grant landed after they were r
   /** A scope whose read-ahead of the grants is overtaken by a manual grant before the transaction starts. */
   class OvertakenScope extends EnvScope {
     private overtaken = false;
-    override async query(query: Query): Promise<QuerySnapshot> {
+    override async query<T>(query: Query<T>): Promise<QuerySnapshot<T>> {
       const result = await super.query(query);
       if (!this.overtaken) {
         this.overtaken = true;

@@ -8,7 +8,7 @@ import type { JWSRenewalInfoDecodedPayload, JWSTransactionDecodedPayload } from 
 import { DAY } from '../../functions/src/clock';
 import { appleEventName, appleSnapshot } from '../../functions/src/rails/apple/state';
 import { claimedNotificationEnvironment } from '../../functions/src/rails/apple/verifier';
-import { parsePush } from '../../functions/src/rails/google/pubsub';
+import { readPush } from '../../functions/src/rails/google/pubsub';
 import { playSnapshot } from '../../functions/src/rails/google/state';
 import { paymentRefsOfCharge, paymentRefsOfInvoice, periodOfSubscription, productIdsOfSubscription, subscriptionIdOfInvoice } from '../../functions/src/rails/stripe/objects';
 import { stripeSnapshot } from '../../functions/src/rails/stripe/state';
@@ -133,6 +133,10 @@ describe('Google Play', () => {
   });
 
   it('parses a Pub/Sub push only when it carries a base64 notification and a message id', () => {
+    const parsePush = (body: unknown) => {
+      const read = readPush(body);
+      return 'push' in read ? read.push : null;
+    };
     const data = Buffer.from(JSON.stringify({ packageName: 'com.x' })).toString('base64');
     expect(parsePush({ message: { data, messageId: '123' } })).toEqual({ messageId: '123', notification: { packageName: 'com.x' } });
     expect(parsePush({ message: { data, message_id: '456' } })?.messageId).toBe('456');

@@ -41,8 +41,8 @@ beforeAll(async () => {
   // Bob's device is merged into Bob: not listed afterwards.
   const identify = await service.request().post('/v1/identify').set({ Authorization: `Bearer ${project.ios.test.publishable}`, ...lockHeaders('ios') }).send({ userId: 'bob', anonymousId: 'device-7' });
   expect(identify.body).toMatchObject({ mergePending: true });
-  const conflict = (await listConflicts(service.deps.db, project.projectId, 'test'))[0];
-  await mergeConflict(service.deps.db, conflict.conflictId, service.clock.now());
+  const conflict = (await listConflicts(scope))[0];
+  await mergeConflict(scope, conflict.conflictId, service.clock.now());
   // The other environment and another project.
   await linkHints(new EnvScope(service.deps.db, project.projectId, 'live'), [{ kind: 'developer', id: 'carol' }], 'self_asserted', service.clock.now());
   const other = await seedProject(service);

@@ -83,7 +83,7 @@ describe('nothing personal survives in the reports or in merged-away records', (
     const id = conflictId(scope(), [canonical, away]);
     const conflict: ConflictRecord = { conflictId: id, projectId: project.projectId, env: 'test', status: 'open', canonicalCustomerId: canonical, otherCustomerIds: [away], identities: [], createdAt: service.clock.now(), resolvedAt: null };
     await conflictRef(scope(), id).set(conflict);
-    await mergeConflict(service.deps.db, id, service.clock.now());
+    await mergeConflict(scope(), id, service.clock.now());
     expect((await customerRef(scope(), away).get()).data()).toMatchObject({ status: 'merged', mergedInto: canonical, email: 'merged.victim@example.com' });
     expect((await scope().collection('events').where('serviceCustomerId', '==', away).get()).size).toBeGreaterThan(0);
 

@@ -6,7 +6,7 @@
  * release, level) listed newest first with cursor paging, and partition: the other
  * environment's and other projects' events never count.
  */
-import { ManualClock } from '../../functions/src/clock';
+import { ManualClock } from '../support/manualClock';
 import { createTestService, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { event, events, postEvents } from '../events/support';
 import { DAY_MS, HOUR_MS, report } from './support';

@@ -4,7 +4,7 @@
  * and over 10 years of history read exactly as many documents, and at most 64 each.
  */
 import type { DocumentReference } from 'firebase-admin/firestore';
-import { ManualClock } from '../../functions/src/clock';
+import { ManualClock } from '../support/manualClock';
 import { eventsReport } from '../../functions/src/reports/eventsReport';
 import { EVENT_ROLLUPS, METRIC, REVENUE_ROLLUPS, SUBSCRIBER_ROLLUPS } from '../../functions/src/store/rollups/model';
 import { hourOf } from '../../functions/src/store/rollups/periods';

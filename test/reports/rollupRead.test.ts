@@ -4,7 +4,7 @@
  * scheduled changes after now (not yet counted) — and a range that starts in January reads its
  * totals from the years before.
  */
-import { ManualClock } from '../../functions/src/clock';
+import { ManualClock } from '../support/manualClock';
 import { METRIC, SUBSCRIBER_ROLLUPS } from '../../functions/src/store/rollups/model';
 import { hourOf } from '../../functions/src/store/rollups/periods';
 import { seriesKey, writeRollupDeltas } from '../../functions/src/store/rollups/rollupWrite';

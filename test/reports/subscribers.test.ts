@@ -78,8 +78,8 @@ beforeAll(async () => {
   clock().set(t0 + 5 * DAY_MS);
   const identify = await world.service.request().post('/v1/identify').set({ Authorization: `Bearer ${p.ios.test.publishable}`, ...lockHeaders('ios') }).send({ userId: eUser, anonymousId: fDevice });
   expect(identify.body).toMatchObject({ mergePending: true });
-  const conflict = (await listConflicts(world.service.deps.db, p.projectId, 'test')).find((x) => x.otherCustomerIds.includes(f))!;
-  expect((await mergeConflict(world.service.deps.db, conflict.conflictId, clock().now())).canonicalCustomerId).toBe(e);
+  const conflict = (await listConflicts(world.scope('test'))).find((x) => x.otherCustomerIds.includes(f))!;
+  expect((await mergeConflict(world.scope('test'), conflict.conflictId, clock().now())).canonicalCustomerId).toBe(e);
   // Day 10: D's grant is extended by another 30 days (to day 40).
   clock().set(t0 + 10 * DAY_MS);
   await grant(p, 'test', d, 'pro', 'P30D');

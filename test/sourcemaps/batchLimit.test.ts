@@ -4,7 +4,7 @@
  * a batch is stored and resolvable in one request.
  */
 import { realisticSourceMap, sourcemapBatchBody } from '../../fixtures/sourcemapCorpus';
-import { checkUploadFile } from '../../functions/src/sourcemaps/fileCheck';
+import { checkUploadFile } from '../support/sourcemapUpload';
 import { fileUrlHash } from '../../functions/src/sourcemaps/hashing';
 import { MAX_UPLOAD_BODY_BYTES } from '../../functions/src/sourcemaps/limits';
 import { MAX_FILES_PER_BATCH } from '../../functions/src/wire/sourcemaps';

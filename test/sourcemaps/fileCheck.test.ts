@@ -3,7 +3,8 @@
  * map that build tools produce (standard or URL-safe base64, wrapped lines, BOM, the XSSI
  * guard line, indexed maps) and classify each broken file with the right per-file code.
  */
-import { base64DecodedLength, checkUploadFile, isBase64 } from '../../functions/src/sourcemaps/fileCheck';
+import { base64DecodedLength, isBase64 } from '../../functions/src/sourcemaps/fileCheck';
+import { checkUploadFile } from '../support/sourcemapUpload';
 import { fileUrlHash } from '../../functions/src/sourcemaps/hashing';
 import { base64Json, smallMap } from './fixtures';
 

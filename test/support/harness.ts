@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import supertest from 'supertest';
 import { createDeps, type RootDeps, type DepsOverrides } from '../../functions/src/app/deps';
 import { ALL_ROUTES } from '../../functions/src/app/groups';
-import { ManualClock } from '../../functions/src/clock';
+import { ManualClock } from './manualClock';
 import { createServiceApp } from '../../functions/src/app/serviceApp';
 import { createKeys } from '../../functions/src/keys/lifecycle';
 import type { Platform } from '../../functions/src/wire/vocabulary';

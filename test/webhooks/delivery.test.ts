@@ -10,7 +10,8 @@
  */
 import { Timestamp } from 'firebase-admin/firestore';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { HOUR, ManualClock, MINUTE } from '../../functions/src/clock';
+import { HOUR, MINUTE } from '../../functions/src/clock';
+import { ManualClock } from '../support/manualClock';
 import type { AuditEntry } from '../../functions/src/audit/model';
 import { EnvScope } from '../../functions/src/store/scope';
 import { deliveryTaskId } from '../../functions/src/webhooks/eventModel';

@@ -14,7 +14,7 @@ import type { Deps } from './deps';
 import { openApiRoute } from './openapi/route';
 import type { GroupName } from './groupNames';
 
-export { GROUP_FUNCTIONS, type GroupName } from './groupNames';
+export type { GroupName } from './groupNames';
 
 /**
  * Endpoint groups: one deployed HTTPS function each. A capability lists its routes in its own

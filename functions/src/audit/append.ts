@@ -1,8 +1,8 @@
 import { Timestamp, type Transaction } from 'firebase-admin/firestore';
 import { randomToken } from '../ids/random';
 import type { EnvScope } from '../store/scope';
-import { AUDIT, type AuditEntry } from './model';
 import { SERVER_EVENT_ID_PREFIX } from '../ids';
+import { AUDIT, auditEntryConverter, type AuditEntry } from './model';
 
 /** Audit entries are kept 24 months, then removed by the TTL policy on `expiresAt`. */
 export const AUDIT_RETENTION_MONTHS = 24;
@@ -44,7 +44,8 @@ export function auditExpiry(ms: number): number {
   return date.getTime();
 }
 
-export const auditRef = (scope: EnvScope, eventId: string) => scope.doc(AUDIT, eventId);
+export const auditRef = (scope: EnvScope, eventId: string) => scope.doc(AUDIT, eventId).withConverter(auditEntryConverter);
+export const auditCollection = (scope: EnvScope) => scope.collection(AUDIT).withConverter(auditEntryConverter);
 
 /** Firestore rejects `undefined` fields; optional fields that are absent are simply left out. */
 function stripUndefined<T extends object>(value: T): T {

@@ -1,5 +1,6 @@
 import type { Env } from '../store/env';
 import type { Rail } from '../wire/vocabulary';
+import { storedRecord } from '../store/converters';
 
 /**
  * Append-only audit log at `projects/{p}/envs/{env}/audit/{eventId}`: one entry per
@@ -30,3 +31,5 @@ export interface AuditEntry {
 }
 
 export const AUDIT = 'audit';
+
+export const auditEntryConverter = storedRecord<AuditEntry>();

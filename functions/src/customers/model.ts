@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { randomToken } from '../ids/random';
 import { CUSTOMER_ID } from '../ids';
+import { storedRecord } from '../store/converters';
 
 /**
  * The customer model shared by every capability. All documents live under the key's
@@ -85,3 +86,6 @@ export function identityDocId(kind: IdentityKind, id: string): string {
 
 export const CUSTOMERS = 'customers';
 export const IDENTITY_INDEX = 'identityIndex';
+
+export const customerConverter = storedRecord<CustomerRecord>();
+export const identityEntryConverter = storedRecord<IdentityIndexEntry>();

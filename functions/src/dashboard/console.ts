@@ -1,5 +1,4 @@
 import type { Firestore } from 'firebase-admin/firestore';
-import type { AuditEntry } from '../audit/model';
 import type { OperatorActor } from '../audit/operatorActor';
 import { auditRef } from '../audit/append';
 import { toPublicAuditEntry } from '../audit/publicShape';
@@ -18,11 +17,9 @@ import { eraseAsOperator } from '../identity/forgetService';
 import { customerAuditPage, customerEventsPage, type RecentEvent } from './customerHistory';
 import { listCustomers, type CustomerListQuery } from './customerList';
 import { inspectCustomer, type CustomerInspection } from '../identity/inspect';
-import type { IdentityIndexEntry } from '../customers/model';
 import { identityRef } from '../customers/refs';
 import { createKeys, listKeys, revokeKey, rotateKey, type OperatorCall } from '../keys/lifecycle';
 import type { Platform } from '../wire/vocabulary';
-import type { AppRecord } from '../projects/model';
 import { createApp } from '../projects/repository';
 import { createOperatorSecretWriter, type SecretWriter } from '../secrets/writer';
 import { readRailsConfig } from '../rails/config';
@@ -35,6 +32,7 @@ import { listDeliveries, replayEvent, sendTestEvent } from '../webhooks/operator
 import { appendAudit, newServerEventId } from '../audit/append';
 import { operatorChangeEntry } from '../audit/operatorActor';
 import type { OperatorGrant } from './model';
+import { appsCollection } from '../projects/paths';
 
 /**
  * What a signed-in operator can do in one project and environment (the grant the request was
@@ -86,7 +84,7 @@ export class OperatorConsole {
       eventsReport(this.scope, range, now),
       errorsReport(this.scope, { from: range.from, to: now, cursor: null, limit: 100 }),
       this.db.collection('apps').where('projectId', '==', this.grant.projectId).get(),
-      listConflicts(this.db, this.grant.projectId, this.grant.env),
+      listConflicts(this.scope),
       listEndpoints(this.scope, now),
     ]);
     const dayStarts = Array.from({ length: days }, (_, i) => range.from + i * DAY);
@@ -118,8 +116,8 @@ export class OperatorConsole {
 
   /** The project's apps with this environment's keys and key activity (newest activity first). */
   async apps() {
-    const snapshot = await this.db.collection('apps').where('projectId', '==', this.grant.projectId).get();
-    const apps = snapshot.docs.map((d) => d.data() as AppRecord).sort((a, b) => a.createdAt - b.createdAt || a.appId.localeCompare(b.appId));
+    const snapshot = await appsCollection(this.db).where('projectId', '==', this.grant.projectId).get();
+    const apps = snapshot.docs.map((d) => d.data()).sort((a, b) => a.createdAt - b.createdAt || a.appId.localeCompare(b.appId));
     const now = this.now();
     return Promise.all(
       apps.map(async (app) => {
@@ -183,14 +181,14 @@ export class OperatorConsole {
   private async identity(kind: 'developer' | 'anonymous', id: string): Promise<string | null> {
     if (id.length === 0 || id.length > 256 || id.includes('/')) return null;
     const snapshot = await this.scope.get(identityRef(this.scope, kind, id));
-    return snapshot.exists ? (snapshot.data() as IdentityIndexEntry).customerId : null;
+    return snapshot.data()?.customerId ?? null;
   }
 
   /** One customer: identities, traits, active and past grants, and the first page of its audit trail and of its events (newest first). */
   async customer(customerId: string): Promise<
     CustomerInspection & { grants: GrantRecord[]; audit: ReturnType<typeof toPublicAuditEntry>[]; auditNextCursor: string | null; recentEvents: RecentEvent[]; eventsNextCursor: string | null }
   > {
-    const inspection = await inspectCustomer(this.db, this.grant.projectId, this.grant.env, { customerId }, this.now());
+    const inspection = await inspectCustomer(this.scope, { customerId }, this.now());
     const [grants, audit, events] = await Promise.all([
       readCustomerGrantsGuarded(this.scope, customerId),
       customerAuditPage(this.scope, customerId, null),
@@ -248,14 +246,14 @@ export class OperatorConsole {
 
   /** Open conflicts, each with its customers side by side (a customer gone since is null). */
   async conflicts() {
-    const open = await listConflicts(this.db, this.grant.projectId, this.grant.env);
+    const open = await listConflicts(this.scope);
     const now = this.now();
     return Promise.all(
       open.map(async (conflict) => ({
         ...conflict,
         customers: await Promise.all(
           [conflict.canonicalCustomerId, ...conflict.otherCustomerIds].map((customerId) =>
-            inspectCustomer(this.db, this.grant.projectId, this.grant.env, { customerId }, now).catch((err: unknown) => {
+            inspectCustomer(this.scope, { customerId }, now).catch((err: unknown) => {
               if (err instanceof DomainError && err.code === 'not_found') return null;
               throw err;
             }),
@@ -266,8 +264,7 @@ export class OperatorConsole {
   }
 
   resolveConflict(conflictId: string, decision: 'merge' | 'keep_separate') {
-    const within = { projectId: this.grant.projectId, env: this.grant.env };
-    return decision === 'merge' ? mergeConflict(this.db, conflictId, this.now(), this.actor, within, this.ports.tasks) : keepSeparate(this.db, conflictId, this.now(), this.actor, within);
+    return decision === 'merge' ? mergeConflict(this.scope, conflictId, this.now(), this.actor, this.ports.tasks) : keepSeparate(this.scope, conflictId, this.now(), this.actor);
   }
 
   // Rails ----------------------------------------------------------------------------------
@@ -302,7 +299,7 @@ export class OperatorConsole {
 
   async auditEntry(eventId: string) {
     const snapshot = await this.scope.get(auditRef(this.scope, eventId));
-    const entry = snapshot.exists ? (snapshot.data() as AuditEntry) : null;
+    const entry = snapshot.data() ?? null;
     if (!entry || entry.projectId !== this.grant.projectId || entry.env !== this.grant.env) throw new DomainError('not_found', `No audit entry ${eventId} in this project and environment.`);
     return toPublicAuditEntry(entry);
   }

@@ -1,13 +1,14 @@
-import { FieldPath, type DocumentReference, type DocumentSnapshot, type Query } from 'firebase-admin/firestore';
+import { type DocumentReference, type DocumentSnapshot, FieldPath, type Query } from 'firebase-admin/firestore';
 import { entitlementFacet, railFacet } from '../entitlements/listFacets';
 import type { ProjectionDoc } from '../entitlements/model';
 import { projectionRef, projectionsWithFacet } from '../entitlements/projection';
 import { isActiveAt } from '../entitlements/publicShape';
 import { DomainError } from '../errors/domain';
-import { CUSTOMERS, IDENTITY_INDEX, type CustomerRecord, type IdentityIndexEntry } from '../customers/model';
+import type { CustomerRecord } from '../customers/model';
 import { decodeCursor, encodeCursor } from '../reports/cursor';
 import type { EnvScope } from '../store/scope';
 import type { CustomerListQueryWire } from '../wire/dashboard';
+import { customerRef, customersCollection, identityIndexCollection } from '../customers/refs';
 
 /**
  * The dashboard's customer list: a page of customers, newest first, with filters, each answered
@@ -89,14 +90,24 @@ export async function listCustomers(scope: EnvScope, q: CustomerListQuery, now: 
   const after = q.cursor === undefined ? null : decodeCursor(q.cursor, isListCursor);
   if (after && after.p !== plan) throw new DomainError('invalid_argument', 'Invalid value for `cursor`: it belongs to a list with other filters.');
 
-  let query: Query;
+  const pageOf = async <T>(base: Query<T>) => {
+    const snapshot = await scope.query((after ? base.startAfter(...after.v) : base).limit(q.limit + 1));
+    return { docs: snapshot.docs.slice(0, q.limit), hasMore: snapshot.docs.length > q.limit };
+  };
+  let page: { hasMore: boolean; customerIds: string[]; customers: Map<string, DocumentSnapshot<CustomerRecord>>; projections: Map<string, DocumentSnapshot<ProjectionDoc>>; nextValues: (string | number)[] | null };
   if (plan === 'userId') {
-    query = scope.collection(IDENTITY_INDEX).where('kind', '==', 'developer').where('id', '>=', q.userIdPrefix!).where('id', '<', prefixEnd(q.userIdPrefix!)).orderBy('id');
+    const { docs, hasMore } = await pageOf(identityIndexCollection(scope).where('kind', '==', 'developer').where('id', '>=', q.userIdPrefix!).where('id', '<', prefixEnd(q.userIdPrefix!)).orderBy('id'));
+    const customerIds = unique(docs.map((d) => d.data().customerId));
+    const last = docs.at(-1);
+    page = { hasMore, customerIds, customers: await byRef(scope, customerIds.map((id) => customerRef(scope, id))), projections: await byRef(scope, customerIds.map((id) => projectionRef(scope, id))), nextValues: last ? [last.data().id] : null };
   } else if (plan === 'facet') {
     const facet = q.entitlement !== undefined ? entitlementFacet(q.entitlement, q.rail) : railFacet(q.rail!);
-    query = projectionsWithFacet(scope, facet);
+    const { docs, hasMore } = await pageOf(projectionsWithFacet(scope, facet));
+    const customerIds = docs.map((d) => d.id);
+    const last = docs.at(-1);
+    page = { hasMore, customerIds, customers: await byRef(scope, customerIds.map((id) => customerRef(scope, id))), projections: new Map(docs.map((d) => [d.id, d])), nextValues: last ? [last.id] : null };
   } else {
-    query = scope.collection(CUSTOMERS);
+    let query: Query<CustomerRecord> = customersCollection(scope);
     if (q.status) query = query.where('status', '==', q.status);
     if (plan === 'email') {
       query = query.where('email', '>=', q.emailPrefix!).where('email', '<', prefixEnd(q.emailPrefix!)).orderBy('email').orderBy(FieldPath.documentId());
@@ -105,41 +116,31 @@ export async function listCustomers(scope: EnvScope, q: CustomerListQuery, now: 
       if (q.createdTo !== undefined) query = query.where('createdAt', '<=', q.createdTo);
       query = query.orderBy('createdAt', 'desc').orderBy(FieldPath.documentId(), 'desc');
     }
+    const { docs, hasMore } = await pageOf(query);
+    const customerIds = docs.map((d) => d.id);
+    const last = docs.at(-1);
+    const nextValues = last ? (plan === 'email' ? [last.data().email ?? '', last.id] : [last.data().createdAt, last.id]) : null;
+    page = { hasMore, customerIds, customers: new Map(docs.map((d) => [d.id, d])), projections: await byRef(scope, customerIds.map((id) => projectionRef(scope, id))), nextValues };
   }
-  if (after) query = query.startAfter(...after.v);
-  const snapshot = await scope.query(query.limit(q.limit + 1));
-  const docs = snapshot.docs.slice(0, q.limit);
-  const hasMore = snapshot.docs.length > q.limit;
-  const last = docs[docs.length - 1];
-
-  const customerIds = docs.map((d) => (plan === 'userId' ? (d.data() as IdentityIndexEntry).customerId : d.id));
-  const unique = [...new Set(customerIds)];
-  const customerDocs = plan === 'created' || plan === 'email' ? new Map(docs.map((d) => [d.id, d])) : await byRef(scope, unique.map((id) => scope.doc(CUSTOMERS, id)));
-  const projectionDocs = plan === 'facet' ? new Map(docs.map((d) => [d.id, d])) : await byRef(scope, unique.map((id) => projectionRef(scope, id)));
   const data: CustomerListRow[] = [];
-  for (const customerId of unique) {
-    const customer = customerDocs.get(customerId);
-    if (!customer?.exists) continue; // a projection or index entry whose customer is gone
-    data.push(rowOf(customer.data() as CustomerRecord, projectionDocs.get(customerId), now));
+  for (const customerId of page.customerIds) {
+    const customer = page.customers.get(customerId)?.data();
+    if (!customer) continue; // a projection or index entry whose customer is gone
+    data.push(rowOf(customer, page.projections.get(customerId)?.data(), now));
   }
-  return { data, hasMore, nextCursor: hasMore && last ? encodeCursor({ p: plan, v: cursorValues(plan, last) }) : null };
+  return { data, hasMore: page.hasMore, nextCursor: page.hasMore && page.nextValues ? encodeCursor({ p: plan, v: page.nextValues }) : null };
 }
 
-function cursorValues(plan: Plan, doc: DocumentSnapshot): (string | number)[] {
-  if (plan === 'userId') return [(doc.data() as IdentityIndexEntry).id];
-  if (plan === 'facet') return [doc.id];
-  const record = doc.data() as CustomerRecord;
-  return plan === 'email' ? [record.email ?? '', doc.id] : [record.createdAt, doc.id];
-}
+const unique = (ids: string[]): string[] => [...new Set(ids)];
 
-async function byRef(scope: EnvScope, refs: readonly DocumentReference[]): Promise<Map<string, DocumentSnapshot>> {
+async function byRef<T>(scope: EnvScope, refs: DocumentReference<T>[]): Promise<Map<string, DocumentSnapshot<T>>> {
   if (refs.length === 0) return new Map();
   const snapshots = await scope.getAll(...refs);
   return new Map(snapshots.map((s) => [s.id, s]));
 }
 
-function rowOf(customer: CustomerRecord, projection: DocumentSnapshot | undefined, now: number): CustomerListRow {
-  const entitlements = projection?.exists ? Object.values((projection.data() as ProjectionDoc).entitlements) : [];
+function rowOf(customer: CustomerRecord, projection: ProjectionDoc | undefined, now: number): CustomerListRow {
+  const entitlements = projection ? Object.values(projection.entitlements) : [];
   return {
     customerId: customer.customerId,
     email: customer.email,

@@ -1,5 +1,6 @@
 import { OPERATOR_ROLES, type OperatorRole } from '../http/operatorGate';
 import type { Env } from '../store/env';
+import { storedRecord } from '../store/converters';
 
 /**
  * Operators of a project, at `projects/{projectId}/operators/{email}` (the email lower-cased):
@@ -39,8 +40,6 @@ export interface OperatorGrant {
   role: OperatorRole;
 }
 
-export const isOperatorRole = (value: unknown): value is OperatorRole => value === 'viewer' || value === 'admin';
-
 export const roleAllows = (held: OperatorRole, needed: OperatorRole): boolean => held === 'admin' || needed === 'viewer';
 
 /** Emails are compared lower-cased (Firebase Authentication treats them case-insensitively). */
@@ -50,3 +49,5 @@ export const EMAIL_PATTERN = /^[^@\s/]{1,128}@[^@\s/]{1,253}$/;
 
 /** The operator of `npm start`: signed in with the printed link, admin of every local project. */
 export const LOCAL_OPERATOR: OperatorIdentity = { email: 'local-operator@localhost', uid: 'local', via: 'local' };
+
+export const operatorConverter = storedRecord<OperatorRecord>();

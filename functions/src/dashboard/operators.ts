@@ -4,15 +4,16 @@ import { operatorChangeEntry, type OperatorActor } from '../audit/operatorActor'
 import { DomainError } from '../errors/domain';
 import { getProject } from '../projects/repository';
 import { ENVS } from '../store/env';
-import { EnvScope } from '../store/scope';
-import { EMAIL_PATTERN, normaliseEmail, OPERATORS, type OperatorRecord, type OperatorRole } from './model';
+import { scopesOfProject } from '../store/partitions';
+import { EMAIL_PATTERN, normaliseEmail, operatorConverter, OPERATORS, type OperatorRecord, type OperatorRole } from './model';
 
 /**
  * The operator registry (`tessera operators add|list|remove`). Each change is one transaction
  * with its audit entry, written to both environments' logs (an operator sees both).
  */
 
-const operatorRef = (db: Firestore, projectId: string, email: string) => db.collection('projects').doc(projectId).collection(OPERATORS).doc(email);
+const operatorsOf = (db: Firestore, projectId: string) => db.collection('projects').doc(projectId).collection(OPERATORS).withConverter(operatorConverter);
+const operatorRef = (db: Firestore, projectId: string, email: string) => operatorsOf(db, projectId).doc(email);
 
 function checkedEmail(raw: string): string {
   const email = normaliseEmail(raw);
@@ -27,7 +28,7 @@ export async function addOperator(db: Firestore, projectId: string, rawEmail: st
   return db.runTransaction(async (tx) => {
     const ref = operatorRef(db, projectId, email);
     const current = await tx.get(ref);
-    const before = current.exists ? (current.data() as OperatorRecord) : null;
+    const before = current.data() ?? null;
     const record: OperatorRecord = { email, projectId, role, addedAt: before?.addedAt ?? now, updatedAt: now };
     tx.set(ref, record);
     const auditEventId = auditOperatorChange(db, tx, projectId, actor, now, before ? 'operator.role_changed' : 'operator.added', `Operator ${email} ${before ? `changed from ${before.role} to` : 'granted'} ${role} on project ${projectId}.`, before?.role ?? null, role, { email });
@@ -41,7 +42,7 @@ export async function removeOperator(db: Firestore, projectId: string, rawEmail:
     const ref = operatorRef(db, projectId, email);
     const current = await tx.get(ref);
     if (!current.exists) throw new DomainError('not_found', `${email} is not an operator of project ${projectId}.`);
-    const before = current.data() as OperatorRecord;
+    const before = current.data()!;
     tx.delete(ref);
     const auditEventId = auditOperatorChange(db, tx, projectId, actor, now, 'operator.removed', `Operator ${email} (${before.role}) removed from project ${projectId}.`, before.role, null, { email });
     return { email, projectId, removed: true as const, auditEventId };
@@ -50,30 +51,31 @@ export async function removeOperator(db: Firestore, projectId: string, rawEmail:
 
 export async function listOperators(db: Firestore, projectId: string): Promise<OperatorRecord[]> {
   await getProject(db, projectId);
-  const snapshot = await db.collection('projects').doc(projectId).collection(OPERATORS).get();
-  return snapshot.docs.map((d) => d.data() as OperatorRecord).sort((a, b) => a.email.localeCompare(b.email));
+  const snapshot = await operatorsOf(db, projectId).get();
+  return snapshot.docs.map((d) => d.data()).sort((a, b) => a.email.localeCompare(b.email));
 }
 
 /** The operator's role on the project, or null (one document read by id). */
 export async function operatorRole(db: Firestore, projectId: string, email: string): Promise<OperatorRole | null> {
   const snapshot = await operatorRef(db, projectId, normaliseEmail(email)).get();
-  return snapshot.exists ? (snapshot.data() as OperatorRecord).role : null;
+  return snapshot.data()?.role ?? null;
 }
 
 /** Every project the operator is granted on (collection-group query on `email`; index in firestore.indexes.json). */
 export async function projectsOfOperator(db: Firestore, email: string): Promise<{ projectId: string; role: OperatorRole }[]> {
-  const snapshot = await db.collectionGroup(OPERATORS).where('email', '==', normaliseEmail(email)).get();
+  const snapshot = await db.collectionGroup(OPERATORS).withConverter(operatorConverter).where('email', '==', normaliseEmail(email)).get();
   return snapshot.docs
     .filter((d) => d.ref.parent.parent?.parent.id === 'projects')
-    .map((d) => d.data() as OperatorRecord)
+    .map((d) => d.data())
     .map(({ projectId, role }) => ({ projectId, role }))
     .sort((a, b) => a.projectId.localeCompare(b.projectId));
 }
 
 function auditOperatorChange(db: Firestore, tx: Transaction, projectId: string, actor: OperatorActor, now: number, eventType: string, reason: string, from: string | null, to: string | null, details: Record<string, unknown>): string {
   const eventId = newServerEventId('operator');
+  const scopes = scopesOfProject(db, projectId);
   for (const env of ENVS) {
-    appendAudit(tx, new EnvScope(db, projectId, env), operatorChangeEntry({ eventId, eventType, reason, fromState: from, toState: to, now, actor, details }));
+    appendAudit(tx, scopes[env], operatorChangeEntry({ eventId, eventType, reason, fromState: from, toState: to, now, actor, details }));
   }
   return eventId;
 }

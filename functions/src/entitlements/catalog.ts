@@ -2,6 +2,7 @@ import { ENTITLEMENT_KEY } from '../ids';
 import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
 import type { CatalogRail } from '../wire/vocabulary';
+import { storedRecord } from '../store/converters';
 
 /**
  * The per-project, per-environment catalog, under the scope:
@@ -38,8 +39,9 @@ const PRODUCT_ID = /^[A-Za-z0-9._:-]{1,200}$/;
 export const isProductId = (id: unknown): id is string => typeof id === 'string' && PRODUCT_ID.test(id) && id !== '.' && id !== '..';
 
 export const productDocId = (rail: CatalogRail, productId: string): string => `${rail}:${productId}`;
-export const catalogProductRef = (scope: EnvScope, rail: CatalogRail, productId: string) => scope.doc(CATALOG_PRODUCTS, productDocId(rail, productId));
-export const catalogEntitlementRef = (scope: EnvScope, key: string) => scope.doc(CATALOG_ENTITLEMENTS, key);
+export const catalogProductRef = (scope: EnvScope, rail: CatalogRail, productId: string) => scope.doc(CATALOG_PRODUCTS, productDocId(rail, productId)).withConverter(catalogProductConverter);
+export const catalogEntitlementRef = (scope: EnvScope, key: string) => scope.doc(CATALOG_ENTITLEMENTS, key).withConverter(catalogEntitlementConverter);
+const catalogProducts = (scope: EnvScope) => scope.collection(CATALOG_PRODUCTS).withConverter(catalogProductConverter);
 
 /**
  * The entitlement keys a rail product unlocks (empty when the product is not in the catalog).
@@ -48,7 +50,7 @@ export const catalogEntitlementRef = (scope: EnvScope, key: string) => scope.doc
 export async function entitlementKeysForProduct(scope: EnvScope, rail: CatalogRail, productId: string, tx?: Transaction): Promise<string[]> {
   if (!isProductId(productId)) return [];
   const ref = catalogProductRef(scope, rail, productId);
-  let snapshot: DocumentSnapshot;
+  let snapshot: DocumentSnapshot<CatalogProduct>;
   if (tx) {
     snapshot = await tx.get(ref);
   } else {
@@ -58,12 +60,12 @@ export async function entitlementKeysForProduct(scope: EnvScope, rail: CatalogRa
 }
 
 /** The keys of a catalog product document read by `catalogProductRef` (empty when it does not exist). */
-export const entitlementKeysOf = (snapshot: DocumentSnapshot): string[] => (snapshot.exists ? [...(snapshot.data() as CatalogProduct).entitlementKeys] : []);
+export const entitlementKeysOf = (snapshot: DocumentSnapshot<CatalogProduct>): string[] => [...(snapshot.data()?.entitlementKeys ?? [])];
 
 /** Every product of one rail (one query); the migration gate matches subscriptions against it. */
 export async function productsOfRail(scope: EnvScope, rail: CatalogRail): Promise<CatalogProduct[]> {
-  const snapshot = await scope.query(scope.collection(CATALOG_PRODUCTS).where('rail', '==', rail));
-  return snapshot.docs.map((doc) => doc.data() as CatalogProduct);
+  const snapshot = await scope.query(catalogProducts(scope).where('rail', '==', rail));
+  return snapshot.docs.map((doc) => doc.data());
 }
 
 /**
@@ -109,14 +111,14 @@ export interface CatalogListing {
 /** The whole catalog, keys sorted, each with the products that unlock it. */
 export async function listCatalog(scope: EnvScope): Promise<CatalogListing> {
   const [entitlementDocs, productDocs] = await Promise.all([
-    scope.query(scope.collection(CATALOG_ENTITLEMENTS)),
-    scope.query(scope.collection(CATALOG_PRODUCTS)),
+    scope.query(scope.collection(CATALOG_ENTITLEMENTS).withConverter(catalogEntitlementConverter)),
+    scope.query(catalogProducts(scope)),
   ]);
   const products = productDocs.docs
-    .map((doc) => doc.data() as CatalogProduct)
+    .map((doc) => doc.data())
     .sort((a, b) => productDocId(a.rail, a.productId).localeCompare(productDocId(b.rail, b.productId)));
   const entitlements = entitlementDocs.docs
-    .map((doc) => doc.data() as CatalogEntitlement)
+    .map((doc) => doc.data())
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map((entry) => ({
       key: entry.key,
@@ -126,3 +128,6 @@ export async function listCatalog(scope: EnvScope): Promise<CatalogListing> {
     }));
   return { entitlements, products };
 }
+
+export const catalogProductConverter = storedRecord<CatalogProduct>();
+export const catalogEntitlementConverter = storedRecord<CatalogEntitlement>();

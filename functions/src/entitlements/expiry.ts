@@ -2,7 +2,6 @@ import { appendAudit, newServerEventId } from '../audit/append';
 import type { EnvScope } from '../store/scope';
 import { inCustomerTurn } from '../store/writeQueue';
 import type { EntitlementCause } from './changeModel';
-import type { ProjectionDoc } from './model';
 import { getAllInTx, projectionRef } from './projection';
 import { dueExpiries, recordExpiries } from './writer';
 
@@ -21,7 +20,7 @@ export async function recordDueExpiries(scope: EnvScope, customerId: string, now
   return inCustomerTurn(scope, [customerId], () =>
     scope.runTransaction(async (tx) => {
       const [projection] = await getAllInTx(tx, scope, [projectionRef(scope, customerId)]);
-      const due = dueExpiries(projection.exists ? (projection.data() as ProjectionDoc) : null, now);
+      const due = dueExpiries(projection.data() ?? null, now);
       if (due.length === 0) return [];
       const keys = new Map<string, EntitlementCause>();
       for (const entitlement of due) {

@@ -1,11 +1,10 @@
 import type { BackgroundDeps } from '../tasks/background';
 import { MINUTE } from '../clock';
-import { isEnv } from '../store/env';
-import { EnvScope } from '../store/scope';
+import { queryAcrossPartitions } from '../store/partitions';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import { outboxLogs } from '../webhooks/outboxLogs';
 import { recordDueExpiries } from './expiry';
-import { PROJECTIONS } from './model';
+import { PROJECTIONS, projectionConverter } from './model';
 
 /**
  * Finds the customers with an end due and records it (expiry.ts), then enqueues the events'
@@ -29,23 +28,17 @@ export interface ExpirySweepReport {
 
 export async function sweepDueExpiries(deps: BackgroundDeps): Promise<ExpirySweepReport> {
   const now = deps.clock.now();
-  const due = await deps.db
-    .collectionGroup(PROJECTIONS)
-    .where('nextExpiryAt', '<=', now - EXPIRY_GRACE_MS)
-    .orderBy('nextExpiryAt')
-    .limit(SWEEP_LIMIT)
-    .select()
-    .get();
-  const report: ExpirySweepReport = { due: due.size, recorded: 0, failed: 0 };
-  const customers = due.docs.flatMap((doc) => {
-    const [root, projectId, envs, env, collection, customerId] = doc.ref.path.split('/');
-    return root === 'projects' && envs === 'envs' && isEnv(env) && collection === PROJECTIONS ? [{ projectId, env, customerId }] : [];
-  });
+  const due = await queryAcrossPartitions(deps.db, PROJECTIONS, projectionConverter, (projections) =>
+    projections.where('nextExpiryAt', '<=', now - EXPIRY_GRACE_MS).orderBy('nextExpiryAt').limit(SWEEP_LIMIT).select(),
+  );
+  const report: ExpirySweepReport = { due: due.found, recorded: 0, failed: 0 };
+  const customers = due.documents;
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < customers.length) {
-      const { projectId, env, customerId } = customers[next++];
-      const scope = new EnvScope(deps.db, projectId, env);
+      const { scope, doc } = customers[next++];
+      const { projectId, env } = scope;
+      const customerId = doc.id;
       try {
         const eventIds = await recordDueExpiries(scope, customerId, now);
         report.recorded += eventIds.length;

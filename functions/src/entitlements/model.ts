@@ -1,4 +1,5 @@
 import type { Rail } from '../wire/vocabulary';
+import { storedRecord } from '../store/converters';
 /**
  * The entitlement model shared by grants, rails and reads. Under the key's partition:
  *
@@ -75,3 +76,6 @@ export interface PublicEntitlement {
 
 export const GRANTS = 'grants';
 export const PROJECTIONS = 'projections';
+
+export const grantConverter = storedRecord<GrantRecord>();
+export const projectionConverter = storedRecord<ProjectionDoc>();

@@ -1,6 +1,7 @@
-import { FieldPath, type DocumentReference, type DocumentSnapshot, type Query, type Transaction } from 'firebase-admin/firestore';
+import { FieldPath, type Query, type Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
-import { GRANTS, PROJECTIONS, type GrantRecord, type ProjectedEntitlement } from './model';
+import { GRANTS, grantConverter, PROJECTIONS, projectionConverter, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';
+import { readAllInTx, type AnyDocumentReference, type SnapshotsOf } from '../store/converters';
 
 /**
  * The materialised projection: one document per customer (`projections/{customerId}`) holding,
@@ -57,8 +58,8 @@ function beats(a: GrantRecord, b: GrantRecord): boolean {
 
 /** Every grant of one customer (revoked ones included), read inside the transaction. */
 export async function readCustomerGrants(tx: Transaction, scope: EnvScope, customerId: string): Promise<GrantRecord[]> {
-  const snapshot = await tx.get(scope.collection(GRANTS).where('customerId', '==', customerId));
-  return snapshot.docs.map((doc) => doc.data() as GrantRecord);
+  const snapshot = await tx.get(grantsCollection(scope).where('customerId', '==', customerId));
+  return snapshot.docs.map((doc) => doc.data());
 }
 
 /**
@@ -71,27 +72,28 @@ export async function readCustomerGrants(tx: Transaction, scope: EnvScope, custo
  * rows of different customers took 2–7 s each on it instead of 60 ms).
  */
 export async function readCustomerGrantsGuarded(scope: EnvScope, customerId: string): Promise<GrantRecord[]> {
-  const snapshot = await scope.query(scope.collection(GRANTS).where('customerId', '==', customerId));
-  return snapshot.docs.map((doc) => doc.data() as GrantRecord);
+  const snapshot = await scope.query(grantsCollection(scope).where('customerId', '==', customerId));
+  return snapshot.docs.map((doc) => doc.data());
 }
 
 /** Every grant of several customers (a merge), read inside the transaction. */
 export async function readGrantsOfCustomers(tx: Transaction, scope: EnvScope, customerIds: readonly string[]): Promise<GrantRecord[]> {
-  const snapshot = await tx.get(scope.collection(GRANTS).where('customerId', 'in', customerIds));
-  return snapshot.docs.map((doc) => doc.data() as GrantRecord);
+  const snapshot = await tx.get(grantsCollection(scope).where('customerId', 'in', customerIds));
+  return snapshot.docs.map((doc) => doc.data());
 }
 
 /**
  * References for READING a projection or a grant. Writes go through `applyGrantChanges`
  * (writer.ts) only, which keeps the projection, the grants and the change records together.
  */
-export const projectionRef = (scope: EnvScope, customerId: string) => scope.doc(PROJECTIONS, customerId);
+export const projectionRef = (scope: EnvScope, customerId: string) => scope.doc(PROJECTIONS, customerId).withConverter(projectionConverter);
 
 /** Projections holding a list facet (listFacets.ts), by customer id: the dashboard list's entitlement and rail filters. */
-export const projectionsWithFacet = (scope: EnvScope, facet: string): Query => scope.collection(PROJECTIONS).where('listFacets', 'array-contains', facet).orderBy(FieldPath.documentId());
-export const grantRef = (scope: EnvScope, grantId: string) => scope.doc(GRANTS, grantId);
+export const projectionsWithFacet = (scope: EnvScope, facet: string): Query<ProjectionDoc> => scope.collection(PROJECTIONS).withConverter(projectionConverter).where('listFacets', 'array-contains', facet).orderBy(FieldPath.documentId());
+export const grantRef = (scope: EnvScope, grantId: string) => scope.doc(GRANTS, grantId).withConverter(grantConverter);
+const grantsCollection = (scope: EnvScope) => scope.collection(GRANTS).withConverter(grantConverter);
 
 /** `tx.getAll` of several documents (one round trip, counted by the transaction proxy in store/counted.ts). */
-export async function getAllInTx(tx: Transaction, scope: EnvScope, refs: DocumentReference[]): Promise<DocumentSnapshot[]> {
-  return tx.getAll(...refs);
+export async function getAllInTx<Refs extends AnyDocumentReference[]>(tx: Transaction, scope: EnvScope, refs: [...Refs]): Promise<SnapshotsOf<Refs>> {
+  return readAllInTx(tx, ...refs);
 }

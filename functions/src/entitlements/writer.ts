@@ -30,7 +30,7 @@ export interface CustomerEntitlements {
    * The projection document read IN the caller's transaction: it orders this change after every
    * earlier one of the customer and carries the last change sequence.
    */
-  projection: DocumentSnapshot;
+  projection: DocumentSnapshot<ProjectionDoc>;
   /**
    * Every grant of the customer (revoked ones included), read in the transaction or beside it
    * under the guard of `projection` (`readCustomerGrantsGuarded`).
@@ -180,7 +180,7 @@ export function dueExpiries(projection: ProjectionDoc | null, now: number): Proj
 export interface Expiries {
   customerId: string;
   /** The projection document read IN the caller's transaction. */
-  projection: DocumentSnapshot;
+  projection: DocumentSnapshot<ProjectionDoc>;
   /** Each key to record as expired (due by `dueExpiries`) with its cause: the audit entry written beside it. */
   keys: ReadonlyMap<string, EntitlementCause>;
   now: number;
@@ -233,7 +233,7 @@ function grantListAfter(customer: CustomerEntitlements, changes: readonly GrantR
   return [...byId.values()].filter((g) => g.customerId === customer.customerId);
 }
 
-const storedProjection = (snapshot: DocumentSnapshot): ProjectionDoc | null => (snapshot.exists ? (snapshot.data() as ProjectionDoc) : null);
+const storedProjection = (snapshot: DocumentSnapshot<ProjectionDoc>): ProjectionDoc | null => snapshot.data() ?? null;
 
 /**
  * One record per key whose public state changed, in key order. The public state of a key is

@@ -3,6 +3,7 @@ import { identityDocId, type CustomerRecord, type IdentityIndexEntry } from '../
 import { customerRef, identityRef } from '../customers/refs';
 import type { EnvScope } from '../store/scope';
 import type { IdentityHints } from './model';
+import { splitGroups } from '../store/converters';
 
 /**
  * What the identity index already says about the hints of one task's events, read in two
@@ -27,19 +28,21 @@ export class KnownIdentities {
     }
     const hintList = [...hints.entries()];
     const claimedList = [...claimed];
-    const snapshots = await scope.getAll(...hintList.map(([, h]) => identityRef(scope, h.kind, h.id)), ...claimedList.map((id) => customerRef(scope, id)));
+    const groups = [hintList.map(([, h]) => identityRef(scope, h.kind, h.id)), claimedList.map((id) => customerRef(scope, id))] as const;
+    const [entrySnaps, claimedSnaps] = splitGroups(groups, await scope.getAll(...groups[0], ...groups[1]));
     const entries = new Map<string, IdentityIndexEntry>();
     hintList.forEach(([key], i) => {
-      if (snapshots[i].exists) entries.set(key, snapshots[i].data() as IdentityIndexEntry);
+      const entry = entrySnaps[i].data();
+      if (entry) entries.set(key, entry);
     });
     const customers = new Map<string, CustomerRecord>();
     const keep = (record: CustomerRecord | undefined) => {
       if (record && record.status === 'active') customers.set(record.customerId, record);
     };
-    snapshots.slice(hintList.length).forEach((snapshot) => keep(snapshot.data() as CustomerRecord | undefined));
+    claimedSnaps.forEach((snapshot) => keep(snapshot.data()));
     const pointedAt = [...new Set([...entries.values()].map((e) => e.customerId))].filter((id) => !claimed.has(id));
     const pointed = await scope.getAll(...pointedAt.map((id) => customerRef(scope, id)));
-    pointed.forEach((snapshot) => keep(snapshot.data() as CustomerRecord | undefined));
+    pointed.forEach((snapshot) => keep(snapshot.data()));
     return new KnownIdentities(entries, customers);
   }
 

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { Timestamp } from 'firebase-admin/firestore';
 import type { Platform } from '../wire/vocabulary';
 import type { WireEnv } from '../store/env';
+import { storedRecord } from '../store/converters';
 
 /**
  * Stored telemetry, inside the key's partition (see EnvScope):
@@ -145,3 +146,6 @@ export function batchDocId(eventDocIds: readonly string[]): string {
 export const BATCH_DOC_ID_PATTERN = /^b_[0-9a-f]{40}$/;
 
 export const errorPassDocId = (fingerprint: string, minute: number): string => `${fingerprint}_${minute}`;
+
+export const landedBatchConverter = storedRecord<LandedBatch>();
+export const storedEventConverter = storedRecord<StoredEvent>();

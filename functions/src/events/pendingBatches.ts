@@ -1,7 +1,8 @@
 import type { EnvScope } from '../store/scope';
 import { decodeLandedBatch, encodeBatchEvents } from './batchCodec';
 import { eventLogs } from './logs';
-import { EVENT_BATCHES, type BatchedEvent, type LandedBatch } from './model';
+import { type BatchedEvent, type LandedBatch } from './model';
+import { batchesCollection } from './repository';
 
 /** Whose events an erasure removes: any of these identifiers, or the customer itself. */
 export interface ErasedIdentities {
@@ -28,13 +29,13 @@ export async function erasePendingEvents(scope: EnvScope, erased: ErasedIdentiti
     (hints.anonymousId !== null && anonymousIds.has(hints.anonymousId));
 
   let removed = 0;
-  let query = scope.collection(EVENT_BATCHES).orderBy('receivedAt').orderBy('__name__').limit(PAGE_SIZE);
+  let query = batchesCollection(scope).orderBy('receivedAt').orderBy('__name__').limit(PAGE_SIZE);
   for (;;) {
     const page = await scope.query(query);
     const write = scope.batch();
     let writes = 0;
     for (const snapshot of page.docs) {
-      const events = readableEvents(scope, snapshot.id, snapshot.data() as LandedBatch);
+      const events = readableEvents(scope, snapshot.id, snapshot.data()!);
       if (!events) continue; // nothing of it can be read or stored; its TTL removes it
       const kept = events.filter((event) => !belongs(event));
       if (kept.length === events.length) continue;

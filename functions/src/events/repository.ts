@@ -2,6 +2,8 @@ import { Timestamp, type DocumentReference, type DocumentSnapshot, type WriteBat
 import type { EnvScope } from '../store/scope';
 import {
   ERROR_PASSES,
+  landedBatchConverter,
+  storedEventConverter,
   errorPassDocId,
   EVENT_BATCHES,
   EVENTS,
@@ -14,9 +16,10 @@ import {
 
 /** Event storage inside the key's partition. Every read and write goes through the scope. */
 
-export const eventRef = (scope: EnvScope, docId: string): DocumentReference => scope.doc(EVENTS, docId);
+export const eventRef = (scope: EnvScope, docId: string) => scope.doc(EVENTS, docId).withConverter(storedEventConverter);
 
-export const batchRef = (scope: EnvScope, docId: string): DocumentReference => scope.doc(EVENT_BATCHES, docId);
+export const batchRef = (scope: EnvScope, docId: string) => scope.doc(EVENT_BATCHES, docId).withConverter(landedBatchConverter);
+export const batchesCollection = (scope: EnvScope) => scope.collection(EVENT_BATCHES).withConverter(landedBatchConverter);
 
 export const errorPassRef = (scope: EnvScope, fingerprint: string, minute: number): DocumentReference =>
   scope.doc(ERROR_PASSES, errorPassDocId(fingerprint, minute));

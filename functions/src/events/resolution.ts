@@ -56,9 +56,9 @@ async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: n
   const snapshots = await scope.getAll(...batchDocIds.map((id) => batchRef(scope, id)));
   const pending = snapshots.filter((snapshot) => snapshot.exists);
   const events: IngestedEventFields[] = [];
-  const readable: DocumentSnapshot[] = [];
+  const readable: DocumentSnapshot<LandedBatch>[] = [];
   for (const snapshot of pending) {
-    const batch = snapshot.data() as LandedBatch;
+    const batch = snapshot.data()!;
     const { codec: _codec, eventCount: _count, events: _payload, ...landing } = batch;
     try {
       for (const event of decodeLandedBatch(batch)) events.push({ ...event, ...landing });

@@ -9,12 +9,14 @@ import {
   ERROR_GROUPS,
   GROUP_SHARDS,
   groupCustomerId,
+  errorGroupRef,
   groupShardId,
   type ErrorGroupDoc,
   type ErrorSample,
 } from '../store/rollups/errorGroupModel';
 import { recordEventCounts } from '../store/rollups/eventRollup';
 import { shardOf } from '../store/rollups/shards';
+import { splitGroups } from '../store/converters';
 
 /** An event the identity-resolution task is about to store. */
 export interface EventToStore {
@@ -34,7 +36,7 @@ export interface EventToStore {
 export class StoredEventRollups {
   private constructor(
     private readonly existing: Set<string>,
-    private readonly groups: Map<string, DocumentSnapshot>,
+    private readonly groups: Map<string, DocumentSnapshot<ErrorGroupDoc>>,
     private readonly customersCounted: Set<string>,
   ) {}
 
@@ -48,14 +50,8 @@ export class StoredEventRollups {
     const errors = events.filter(isErrorEvent);
     const fingerprints = [...new Set(errors.map((e) => e.fields.fingerprint as string))];
     const memberships = [...new Set(errors.filter((e) => e.customerId).map((e) => groupCustomerId(e.fields.fingerprint as string, e.customerId as string)))];
-    const snapshots = await scope.getAll(
-      ...eventRefs,
-      ...fingerprints.map((fp) => scope.doc(ERROR_GROUPS, fp)),
-      ...memberships.map((id) => scope.doc(ERROR_GROUP_CUSTOMERS, id)),
-    );
-    const eventSnaps = snapshots.slice(0, eventRefs.length);
-    const groupSnaps = snapshots.slice(eventRefs.length, eventRefs.length + fingerprints.length);
-    const memberSnaps = snapshots.slice(eventRefs.length + fingerprints.length);
+    const groups = [eventRefs, fingerprints.map((fp) => errorGroupRef(scope, fp)), memberships.map((id) => scope.doc(ERROR_GROUP_CUSTOMERS, id))] as const;
+    const [eventSnaps, groupSnaps, memberSnaps] = splitGroups(groups, await scope.getAll(...groups[0], ...groups[1], ...groups[2]));
     return new StoredEventRollups(
       new Set(eventSnaps.filter((s) => s.exists).map((s) => s.ref.path)),
       new Map(fingerprints.map((fp, i) => [fp, groupSnaps[i]])),
@@ -101,7 +97,7 @@ export class StoredEventRollups {
     const earliest = ordered[0];
     const latest = ordered[ordered.length - 1];
     const snapshot = this.groups.get(fingerprint);
-    const stored = snapshot?.exists ? (snapshot.data() as ErrorGroupDoc) : null;
+    const stored = snapshot?.data() ?? null;
     const latestFields = errorFields(latest.fields.properties, latest.fields.tags);
     if (!stored) {
       const doc: ErrorGroupDoc = {

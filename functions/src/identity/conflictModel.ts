@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { DocumentReference } from 'firebase-admin/firestore';
 import type { Env } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import type { IdentityKind } from '../customers/model';
 import { CONFLICT_ID } from '../ids';
+import { storedRecord } from '../store/converters';
 
 /**
  * A merge conflict queued for operator review, at `identityConflicts/{conflictId}` inside the
@@ -29,6 +29,10 @@ export interface ConflictRecord {
 }
 
 export const IDENTITY_CONFLICTS = 'identityConflicts';
+export const conflictConverter = storedRecord<ConflictRecord>();
+
+/** The partition's conflicts, typed. */
+export const conflictsCollection = (scope: EnvScope) => scope.collection(IDENTITY_CONFLICTS).withConverter(conflictConverter);
 
 export function conflictId(scope: EnvScope, customerIds: readonly string[]): string {
   const digest = createHash('sha256').update([...customerIds].sort().join('|'), 'utf8').digest('hex').slice(0, 24);
@@ -41,4 +45,4 @@ export function parseConflictId(id: string): { env: Env; projectId: string } | n
   return match ? { env: match[1] as Env, projectId: match[2] } : null;
 }
 
-export const conflictRef = (scope: EnvScope, id: string): DocumentReference => scope.doc(IDENTITY_CONFLICTS, id);
+export const conflictRef = (scope: EnvScope, id: string) => scope.doc(IDENTITY_CONFLICTS, id).withConverter(conflictConverter);

@@ -1,4 +1,4 @@
-import type { DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
+import type { DocumentSnapshot } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { actorDetails, CLI_ACTOR, type OperatorActor } from '../audit/operatorActor';
 import { DomainError } from '../errors/domain';
@@ -13,18 +13,18 @@ import type { TaskQueue } from '../tasks/queue';
 import type { Env } from '../store/env';
 import { EnvScope } from '../store/scope';
 import { inCustomerTurn } from '../store/writeQueue';
-import { conflictRef, IDENTITY_CONFLICTS, parseConflictId, type ConflictRecord } from './conflictModel';
-import { identityDocId, IDENTITY_INDEX, type CustomerRecord } from '../customers/model';
-import { customerRef } from '../customers/refs';
+import { type ConflictRecord, conflictRef, conflictsCollection, parseConflictId } from './conflictModel';
+import { identityDocId } from '../customers/model';
+import { customerRef, identityIndexCollection } from '../customers/refs';
 import { mergeTraits } from './traits';
 import { runIdentityTransaction } from './transactions';
+import { readGroupsInTx } from '../store/converters';
 
 /** Operator review of identity merge conflicts (`tessera conflicts list|resolve`). */
 
-export async function listConflicts(db: Firestore, projectId: string, env: Env, status: ConflictRecord['status'] = 'open'): Promise<ConflictRecord[]> {
-  const scope = new EnvScope(db, projectId, env);
-  const snapshot = await scope.collection(IDENTITY_CONFLICTS).where('status', '==', status).get();
-  return snapshot.docs.map((d) => d.data() as ConflictRecord).sort((a, b) => a.createdAt - b.createdAt || a.conflictId.localeCompare(b.conflictId));
+export async function listConflicts(scope: EnvScope, status: ConflictRecord['status'] = 'open'): Promise<ConflictRecord[]> {
+  const snapshot = await scope.query(conflictsCollection(scope).where('status', '==', status));
+  return snapshot.docs.map((d) => d.data()).sort((a, b) => a.createdAt - b.createdAt || a.conflictId.localeCompare(b.conflictId));
 }
 
 export interface MergeReport {
@@ -37,24 +37,21 @@ export interface MergeReport {
   auditEventId: string | null;
 }
 
-const scopeOf = (db: Firestore, id: string, within?: ConflictPartition): EnvScope => {
+/** The partition a conflict id names: the CLI opens its scope from the id alone. */
+export function conflictPartition(id: string): { projectId: string; env: Env } {
   const partition = parseConflictId(id);
   if (!partition) throw new DomainError('invalid_argument', `Not a conflict id: ${id}.`);
-  if (within && (partition.projectId !== within.projectId || partition.env !== within.env)) throw new DomainError('not_found', `No conflict ${id}.`);
-  return new EnvScope(db, partition.projectId, partition.env);
-};
-
-/**
- * Where an operator surface (the dashboard) acts within one project and environment: a
- * conflict of another partition is `not_found`, exactly like an unknown one.
- */
-export interface ConflictPartition {
-  projectId: string;
-  env: Env;
+  return partition;
 }
 
-export async function keepSeparate(db: Firestore, id: string, now: number, actor: OperatorActor = CLI_ACTOR, within?: ConflictPartition): Promise<MergeReport> {
-  const scope = scopeOf(db, id, within);
+/** An operator acts within one partition: a conflict of another one is `not_found`, exactly like an unknown one. */
+function requireIn(scope: EnvScope, id: string): void {
+  const partition = conflictPartition(id);
+  if (partition.projectId !== scope.projectId || partition.env !== scope.env) throw new DomainError('not_found', `No conflict ${id}.`);
+}
+
+export async function keepSeparate(scope: EnvScope, id: string, now: number, actor: OperatorActor = CLI_ACTOR): Promise<MergeReport> {
+  requireIn(scope, id);
   return runIdentityTransaction(scope, async (tx) => {
     const conflict = openConflict(await tx.get(conflictRef(scope, id)), id);
     tx.update(conflictRef(scope, id), { status: 'kept_separate', resolvedAt: now });
@@ -85,8 +82,8 @@ export async function keepSeparate(db: Firestore, id: string, now: number, actor
  * rebuilt from the combined grants, the others become `merged` tombstones pointing at it, and
  * one audit entry records the decision.
  */
-export async function mergeConflict(db: Firestore, id: string, now: number, actor: OperatorActor = CLI_ACTOR, within?: ConflictPartition, tasks?: TaskQueue): Promise<MergeReport> {
-  const scope = scopeOf(db, id, within);
+export async function mergeConflict(scope: EnvScope, id: string, now: number, actor: OperatorActor = CLI_ACTOR, tasks?: TaskQueue): Promise<MergeReport> {
+  requireIn(scope, id);
   // Every customer of the conflict takes its turn with their other writers on this instance
   // (store/writeQueue.ts); the transaction below re-reads the conflict and decides.
   const named = openConflict(await scope.get(conflictRef(scope, id)), id);
@@ -105,15 +102,13 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
     const all = [canonicalId, ...others];
     // Customers and their projections in one read: the projections order this merge after every
     // earlier entitlement change of each customer and carry their change sequences.
-    const snaps = await tx.getAll(...all.map((c) => customerRef(scope, c)), ...all.map((c) => projectionRef(scope, c)));
-    const customerSnaps = snaps.slice(0, all.length);
-    const projectionSnaps = snaps.slice(all.length);
+    const [customerSnaps, projectionSnaps] = await readGroupsInTx(tx, all.map((c) => customerRef(scope, c)), all.map((c) => projectionRef(scope, c)));
     const customers = customerSnaps.map((s, i) => {
-      const record = s.exists ? (s.data() as CustomerRecord) : null;
+      const record = s.data() ?? null;
       if (!record || record.status !== 'active') throw new DomainError('conflict', `Customer ${all[i]} is no longer active (${record?.status ?? 'missing'}); it cannot be merged.`);
       return record;
     });
-    const entries = await tx.get(scope.collection(IDENTITY_INDEX).where('customerId', 'in', others));
+    const entries = await tx.get(identityIndexCollection(scope).where('customerId', 'in', others));
     const grants = await readGrantsOfCustomers(tx, scope, all);
 
     const [canonical, ...merged] = customers;
@@ -174,9 +169,9 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
   });
 }
 
-function openConflict(snapshot: DocumentSnapshot, id: string): ConflictRecord {
-  if (!snapshot.exists) throw new DomainError('not_found', `No conflict ${id}.`);
-  const conflict = snapshot.data() as ConflictRecord;
+function openConflict(snapshot: DocumentSnapshot<ConflictRecord>, id: string): ConflictRecord {
+  const conflict = snapshot.data();
+  if (!conflict) throw new DomainError('not_found', `No conflict ${id}.`);
   if (conflict.status !== 'open') throw new DomainError('conflict', `Conflict ${id} is already resolved (${conflict.status}).`);
   return conflict;
 }

@@ -11,7 +11,7 @@ export interface CustomerView {
   projection: ProjectionDoc | null;
 }
 
-const data = <T>(snapshot: DocumentSnapshot): T | null => (snapshot.exists ? (snapshot.data() as T) : null);
+const data = <T>(snapshot: DocumentSnapshot<T>): T | null => snapshot.data() ?? null;
 
 /**
  * The read path of entitlements: hint → customer → projection, in at most two round trips
@@ -19,7 +19,7 @@ const data = <T>(snapshot: DocumentSnapshot): T | null => (snapshot.exists ? (sn
  */
 export async function readByCustomerId(scope: EnvScope, customerId: string): Promise<CustomerView | null> {
   const [customerSnap, projectionSnap] = await scope.getAll(customerRef(scope, customerId), projectionRef(scope, customerId));
-  const customer = data<CustomerRecord>(customerSnap);
+  const customer = data(customerSnap);
   if (!customer) return null;
   if (customer.status === 'merged' && customer.mergedInto) {
     const [canonicalSnap, canonicalProjection] = await scope.getAll(customerRef(scope, customer.mergedInto), projectionRef(scope, customer.mergedInto));
@@ -32,14 +32,14 @@ export async function readByCustomerId(scope: EnvScope, customerId: string): Pro
  * Identifier → customer id (one read) → projection (one read). The customer record is not read.
  * `guard` may add documents to the first read and refuse the entry (then: unknown, null).
  */
-export async function readProjectionByIdentity(
+export async function readProjectionByIdentity<Alongside>(
   scope: EnvScope,
   kind: IdentityKind,
   id: string,
-  guard?: { alongside: DocumentReference[]; admits(entry: IdentityIndexEntry, alongside: DocumentSnapshot[]): boolean },
+  guard?: { alongside: DocumentReference<Alongside>[]; admits(entry: IdentityIndexEntry, alongside: DocumentSnapshot<Alongside>[]): boolean },
 ): Promise<{ customerId: string; projection: ProjectionDoc | null } | null> {
   const [entrySnap, ...alongside] = await scope.getAll(identityRef(scope, kind, id), ...(guard?.alongside ?? []));
-  const entry = data<IdentityIndexEntry>(entrySnap);
+  const entry = data(entrySnap);
   if (!entry) return null;
   if (guard && !guard.admits(entry, alongside)) return null;
   const [projectionSnap] = await scope.getAll(projectionRef(scope, entry.customerId));

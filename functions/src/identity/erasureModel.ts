@@ -1,7 +1,8 @@
 import type { CrossPartitionLedger } from '../store/scope';
-import type { DocumentReference, Firestore } from 'firebase-admin/firestore';
+import type { Firestore } from 'firebase-admin/firestore';
 import type { Env } from '../store/env';
 import { CUSTOMER_ID } from '../ids';
+import { storedRecord } from '../store/converters';
 
 /**
  * Erasure bookkeeping.
@@ -27,7 +28,7 @@ export const PENDING_ERASURES = 'pendingErasures' satisfies CrossPartitionLedger
 /** Deterministic per customer, so repeated forget requests enqueue one task. */
 export const erasureTaskId = (p: ErasurePayload): string => `erasure-${p.projectId}-${p.env}-${p.customerId}`;
 
-export const pendingErasureRef = (db: Firestore, taskId: string): DocumentReference => db.collection(PENDING_ERASURES).doc(taskId);
+export const pendingErasureRef = (db: Firestore, taskId: string) => db.collection(PENDING_ERASURES).doc(taskId).withConverter(pendingErasureConverter);
 
 export const erasureRequestedEventId = (customerId: string): string => `srv_erasure_${customerId}`;
 export const erasureCompletedEventId = (customerId: string): string => `srv_erasure_completed_${customerId}`;
@@ -43,3 +44,5 @@ export function isErasurePayload(value: unknown): value is ErasurePayload {
     CUSTOMER_ID.is(v.customerId)
   );
 }
+
+export const pendingErasureConverter = storedRecord<PendingErasure>();

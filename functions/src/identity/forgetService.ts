@@ -7,7 +7,6 @@ import { inCustomerTurn } from '../store/writeQueue';
 import { erasureRequestedEventId, erasureTaskId, PENDING_ERASURES, type ErasurePayload, type PendingErasure } from './erasureModel';
 import { requireVerified } from './identifyService';
 import { identityLogs } from './logs';
-import type { CustomerRecord, IdentityIndexEntry } from '../customers/model';
 import type { IdentityCaller, IdentityPorts } from './ports';
 import { customerRef, identityRef } from '../customers/refs';
 
@@ -50,8 +49,8 @@ export async function forget(ports: IdentityPorts & { tasks: TaskQueue }, caller
   const snapshots = await scope.getAll(...refs.filter((r) => r !== null));
   const read = refs.map((ref) => (ref ? snapshots.shift()! : null));
   const byCustomerId = read[0]?.exists ? input.customerId : null;
-  const byUserId = read[1]?.exists ? (read[1].data() as IdentityIndexEntry).customerId : null;
-  const byAnonymousId = read[2]?.exists ? (read[2].data() as IdentityIndexEntry).customerId : null;
+  const byUserId = read[1]?.data()?.customerId ?? null;
+  const byAnonymousId = read[2]?.data()?.customerId ?? null;
 
   if (authority === 'verified_token') {
     // The token proves who the caller is; it authorises that user's customer and no other.
@@ -104,12 +103,12 @@ export async function markForErasure(
   return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
     let id = customerId;
     let snapshot = await tx.get(customerRef(scope, id));
-    for (let hops = 0; snapshot.exists && (snapshot.data() as CustomerRecord).status === 'merged' && hops < 3; hops += 1) {
-      id = (snapshot.data() as CustomerRecord).mergedInto!;
+    for (let hops = 0; snapshot.data()?.status === 'merged' && hops < 3; hops += 1) {
+      id = snapshot.data()!.mergedInto!;
       snapshot = await tx.get(customerRef(scope, id));
     }
     if (!snapshot.exists) return null;
-    const customer = snapshot.data() as CustomerRecord;
+    const customer = snapshot.data()!;
     if (customer.erasure && customer.status !== 'active') {
       return { customerId: id, requestedAt: customer.erasure.requestedAt, erased: customer.status === 'erased' };
     }

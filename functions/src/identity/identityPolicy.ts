@@ -3,6 +3,7 @@ import type { EnvScope } from '../store/scope';
 import { PROVIDER_CONFIG_TTL_MS } from './idTokens';
 import type { IdentityIndexEntry } from '../customers/model';
 import { IDENTITY_PROVIDER_SETTING, type IdentityProviderConfig } from './providerConfig';
+import { storedRecord } from '../store/converters';
 
 /**
  * The project's identity policy, stored beside its identity provider (one per project, both
@@ -37,8 +38,8 @@ export class PolicyCache {
     return cached && now >= cached.readAt && now - cached.readAt < PROVIDER_CONFIG_TTL_MS ? cached.policy : null;
   }
 
-  remember(projectId: string, snapshot: DocumentSnapshot, now: number): IdentityPolicy {
-    const config = snapshot.exists ? (snapshot.data() as Partial<IdentityProviderConfig>) : null;
+  remember(projectId: string, snapshot: DocumentSnapshot<StoredPolicy>, now: number): IdentityPolicy {
+    const config = snapshot.data() ?? null;
     const policy: IdentityPolicy = { requireVerifiedIdentity: config?.requireVerifiedIdentity === true };
     this.entries.delete(projectId);
     this.entries.set(projectId, { policy, readAt: now });
@@ -47,7 +48,10 @@ export class PolicyCache {
   }
 }
 
-const policyRef = (scope: EnvScope): DocumentReference => scope.projectSettingRef(IDENTITY_PROVIDER_SETTING);
+/** Partial: only `requireVerifiedIdentity` is read, and a project may have no provider yet. */
+type StoredPolicy = Partial<IdentityProviderConfig>;
+const policyConverter = storedRecord<StoredPolicy>();
+const policyRef = (scope: EnvScope) => scope.projectSettingRef(IDENTITY_PROVIDER_SETTING).withConverter(policyConverter);
 
 /** The key's project's policy: cached, else read (carrying the pending API-key re-check). */
 export async function identityPolicy(scope: EnvScope, cache: PolicyCache, now: number): Promise<IdentityPolicy> {
@@ -62,7 +66,7 @@ export async function identityPolicy(scope: EnvScope, cache: PolicyCache, now: n
  * read (the settings document when the cache is stale, else nothing), and `admits` tells whether
  * the entry may be answered from. A verified user's entry is hidden under the policy.
  */
-export function verifiedUserGuard(scope: EnvScope, cache: PolicyCache, now: number): { alongside: DocumentReference[]; admits(entry: IdentityIndexEntry, alongside: DocumentSnapshot[]): boolean } {
+export function verifiedUserGuard(scope: EnvScope, cache: PolicyCache, now: number): { alongside: DocumentReference<StoredPolicy>[]; admits(entry: IdentityIndexEntry, alongside: DocumentSnapshot<StoredPolicy>[]): boolean } {
   const cached = cache.fresh(scope.projectId, now);
   return {
     alongside: cached ? [] : [policyRef(scope)],

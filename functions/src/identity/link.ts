@@ -91,6 +91,7 @@ export async function linkIdentities(scope: EnvScope, request: LinkRequest): Pro
 /**
  * The transaction alone, without the per-instance queue: what calls racing from different
  * instances run. Exported so the uniqueness guarantee can be tested on its own.
+ * @internal
  */
 export async function linkAcrossInstances(scope: EnvScope, request: LinkRequest): Promise<LinkResult> {
   const hints = uniqueHints(request.hints);
@@ -105,14 +106,14 @@ async function linkInTransaction(tx: Transaction, scope: EnvScope, hints: Hint[]
   const { now } = request;
   const refs = hints.map((hint) => identityRef(scope, hint.kind, hint.id));
   const snapshots = await tx.getAll(...refs);
-  const entries = snapshots.map((s) => (s.exists ? (s.data() as IdentityIndexEntry) : null));
+  const entries = snapshots.map((s) => (s.data() ?? null));
 
   const pointedAt = [...new Set(entries.flatMap((e) => (e ? [e.customerId] : [])))];
   const customers = new Map<string, CustomerRecord>();
   if (pointedAt.length > 0) {
     const customerSnaps = await tx.getAll(...pointedAt.map((id) => customerRef(scope, id)));
     for (const snap of customerSnaps) {
-      const record = snap.exists ? (snap.data() as CustomerRecord) : null;
+      const record = snap.data() ?? null;
       if (record && record.status === 'active') customers.set(record.customerId, record);
     }
   }
@@ -250,7 +251,7 @@ function enforceVelocity(entry: IdentityIndexEntry | null, now: number): number[
 function queueConflict(
   tx: Transaction,
   scope: EnvScope,
-  existing: DocumentSnapshot,
+  existing: DocumentSnapshot<ConflictRecord>,
   id: string,
   canonical: string,
   customerIds: string[],
@@ -258,7 +259,8 @@ function queueConflict(
   live: (IdentityIndexEntry | null)[],
   now: number,
 ): boolean {
-  if (existing.exists) return (existing.data() as ConflictRecord).status === 'open';
+  const stored = existing.data();
+  if (stored) return stored.status === 'open';
   const record: ConflictRecord = {
     conflictId: id,
     projectId: scope.projectId,

@@ -1,5 +1,6 @@
-import type { DocumentReference, Firestore } from 'firebase-admin/firestore';
+import type { Firestore } from 'firebase-admin/firestore';
 import { projectRef } from '../projects/paths';
+import { storedRecord } from '../store/converters';
 
 /**
  * The developer's identity provider, one per project (both environments), at
@@ -25,10 +26,12 @@ export interface IdentityProviderConfig {
 /** Its id among the project's settings (`EnvScope.projectSettingRef`). */
 export const IDENTITY_PROVIDER_SETTING = 'identityProvider';
 
-export const identityProviderRef = (db: Firestore, projectId: string): DocumentReference =>
-  projectRef(db, projectId).collection('settings').doc(IDENTITY_PROVIDER_SETTING);
+export const identityProviderConverter = storedRecord<IdentityProviderConfig>();
+
+export const identityProviderRef = (db: Firestore, projectId: string) =>
+  projectRef(db, projectId).collection('settings').doc(IDENTITY_PROVIDER_SETTING).withConverter(identityProviderConverter);
 
 export async function readIdentityProvider(db: Firestore, projectId: string): Promise<IdentityProviderConfig | null> {
   const snapshot = await identityProviderRef(db, projectId).get();
-  return snapshot.exists ? (snapshot.data() as IdentityProviderConfig) : null;
+  return snapshot.data() ?? null;
 }

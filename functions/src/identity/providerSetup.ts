@@ -33,7 +33,7 @@ export async function setIdentityProvider(db: Firestore, projectId: string, inpu
   // Replacing the provider keeps the project's policy as it was.
   return db.runTransaction(async (tx) => {
     const current = await tx.get(ref);
-    const config: IdentityProviderConfig = { ...provider, requireVerifiedIdentity: (current.data() as IdentityProviderConfig | undefined)?.requireVerifiedIdentity === true, updatedAt: now };
+    const config: IdentityProviderConfig = { ...provider, requireVerifiedIdentity: current.data()?.requireVerifiedIdentity === true, updatedAt: now };
     tx.set(ref, config);
     return config;
   });

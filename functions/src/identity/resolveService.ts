@@ -4,7 +4,6 @@ import type { EnvScope } from '../store/scope';
 import type { VerifiedIdentity } from './idTokens';
 import { linkIdentities } from './link';
 import { identityLogs } from './logs';
-import type { CustomerRecord, IdentityIndexEntry } from '../customers/model';
 import { readByCustomerId } from './customerRead';
 import type { IdentityCaller, IdentityPorts } from './ports';
 import { customerRef, identityRef } from '../customers/refs';
@@ -70,7 +69,7 @@ async function authenticated(scope: EnvScope, input: ResolveInput, userId: strin
     customerId = linked.customerId;
   } else {
     const [entry] = await scope.getAll(identityRef(scope, 'developer', userId));
-    customerId = entry.exists ? (entry.data() as IdentityIndexEntry).customerId : null;
+    customerId = entry.data()?.customerId ?? null;
   }
   const view = customerId ? await readByCustomerId(scope, customerId) : null;
   const customer = view?.customer ?? null;
@@ -93,9 +92,9 @@ async function recognized(scope: EnvScope, input: ResolveInput, now: number): Pr
   if (input.anonymousId) {
     const [entrySnap] = await scope.getAll(identityRef(scope, 'anonymous', input.anonymousId));
     if (entrySnap.exists) {
-      const entry = entrySnap.data() as IdentityIndexEntry;
+      const entry = entrySnap.data()!;
       const [customerSnap] = await scope.getAll(customerRef(scope, entry.customerId));
-      const customer = customerSnap.exists ? (customerSnap.data() as CustomerRecord) : null;
+      const customer = customerSnap.data() ?? null;
       if (customer && customer.status === 'active') {
         const developer = customer.identities.find((i) => i.kind === 'developer');
         binding = { developerId: developer?.id ?? null, verifiedAt: entry.verifiedAt ?? null, email: customer.email };

@@ -1,8 +1,9 @@
-import type { DocumentReference, DocumentSnapshot, Firestore, Transaction } from 'firebase-admin/firestore';
+import type { DocumentSnapshot, Firestore, Transaction } from 'firebase-admin/firestore';
 import { DomainError } from '../errors/domain';
 import { projectRef } from '../projects/paths';
 import { getProject } from '../projects/repository';
 import type { EnvScope } from '../store/scope';
+import { storedRecord } from '../store/converters';
 
 /**
  * What happens when a verified purchase of one person's subscription is presented for another
@@ -32,11 +33,15 @@ export interface TransferSetting {
 
 export const SUBSCRIPTION_TRANSFER_SETTING = 'subscriptionTransfer';
 
-const settingRef = (db: Firestore, projectId: string): DocumentReference => projectRef(db, projectId).collection('settings').doc(SUBSCRIPTION_TRANSFER_SETTING);
+/** Partial: a setting written by hand may lack fields; anything unreadable is the default. */
+const transferSettingConverter = storedRecord<Partial<TransferSetting>>();
+
+const settingRef = (db: Firestore, projectId: string) =>
+  projectRef(db, projectId).collection('settings').doc(SUBSCRIPTION_TRANSFER_SETTING).withConverter(transferSettingConverter);
 
 /** The project's behaviour, read in the caller's transaction (only when an owner is contested). */
 export async function transferBehaviorIn(tx: Transaction, scope: EnvScope): Promise<TransferBehavior> {
-  return behaviorOf(await tx.get(scope.projectSettingRef(SUBSCRIPTION_TRANSFER_SETTING)));
+  return behaviorOf(await tx.get(scope.projectSettingRef(SUBSCRIPTION_TRANSFER_SETTING).withConverter(transferSettingConverter)));
 }
 
 export async function readTransferBehavior(db: Firestore, projectId: string): Promise<TransferBehavior> {
@@ -44,8 +49,8 @@ export async function readTransferBehavior(db: Firestore, projectId: string): Pr
 }
 
 /** The stored behaviour; anything but an explicit `transfer` (no document included) is the default. */
-function behaviorOf(snapshot: DocumentSnapshot): TransferBehavior {
-  return snapshot.exists && (snapshot.data() as Partial<TransferSetting>).behavior === 'transfer' ? 'transfer' : DEFAULT_TRANSFER_BEHAVIOR;
+function behaviorOf(snapshot: DocumentSnapshot<Partial<TransferSetting>>): TransferBehavior {
+  return snapshot.data()?.behavior === 'transfer' ? 'transfer' : DEFAULT_TRANSFER_BEHAVIOR;
 }
 
 /** `tessera subscription-transfer set --project ID --behavior keep|transfer`. */

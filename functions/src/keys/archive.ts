@@ -3,7 +3,7 @@ import { DomainError } from '../errors/domain';
 import { appRef, projectRef } from '../projects/paths';
 import { getApp } from '../projects/repository';
 import type { AppRecord, ProjectRecord } from '../projects/model';
-import { PUBLISHABLE_KEYS, SECRET_KEYS } from './paths';
+import { keyIndex } from './paths';
 
 // Archiving a project or an app lives with the keys: its effect is that every key under it fails
 // closed from the next request on (key lookup reads the flag copied onto each key document).
@@ -13,8 +13,8 @@ export async function archiveApp(db: Firestore, appId: string): Promise<AppRecor
   return db.runTransaction(async (tx) => {
     const app = await getApp(db, appId, tx);
     const keys = await Promise.all([
-      tx.get(db.collection(PUBLISHABLE_KEYS).where('appId', '==', appId)),
-      tx.get(db.collection(SECRET_KEYS).where('appId', '==', appId)),
+      tx.get(keyIndex(db, 'publishable').where('appId', '==', appId)),
+      tx.get(keyIndex(db, 'secret').where('appId', '==', appId)),
     ]);
     tx.update(appRef(db, appId), { archived: true });
     for (const snapshot of keys) for (const doc of snapshot.docs) tx.update(doc.ref, { appArchived: true });
@@ -25,14 +25,14 @@ export async function archiveApp(db: Firestore, appId: string): Promise<AppRecor
 export async function archiveProject(db: Firestore, projectId: string): Promise<ProjectRecord> {
   return db.runTransaction(async (tx) => {
     const ref = projectRef(db, projectId);
-    const snapshot = await tx.get(ref);
-    if (!snapshot.exists) throw new DomainError('not_found', `No project ${projectId}.`);
+    const project = (await tx.get(ref)).data();
+    if (!project) throw new DomainError('not_found', `No project ${projectId}.`);
     const keys = await Promise.all([
-      tx.get(db.collection(PUBLISHABLE_KEYS).where('projectId', '==', projectId)),
-      tx.get(db.collection(SECRET_KEYS).where('projectId', '==', projectId)),
+      tx.get(keyIndex(db, 'publishable').where('projectId', '==', projectId)),
+      tx.get(keyIndex(db, 'secret').where('projectId', '==', projectId)),
     ]);
     tx.update(ref, { archived: true });
     for (const result of keys) for (const doc of result.docs) tx.update(doc.ref, { projectArchived: true });
-    return { ...(snapshot.data() as ProjectRecord), archived: true };
+    return { ...project, archived: true };
   });
 }

@@ -29,7 +29,7 @@ interface CacheEntry {
 export interface Authenticated {
   record: KeyRecord;
   /** Present when the record came from cache and must still be confirmed by the store. */
-  gate: KeyGate | null;
+  gate: KeyGate<KeyRecord> | null;
 }
 
 export class KeyAuthenticator {
@@ -63,7 +63,7 @@ export class KeyAuthenticator {
    * The partition of a key just authenticated: key lookup is where a request's scope is
    * established, so the unscoped handle stays here (http/auth.ts never holds it).
    */
-  openScope(record: KeyRecord, gate: KeyGate | null): EnvScope {
+  openScope(record: KeyRecord, gate: KeyGate<KeyRecord> | null): EnvScope {
     return new EnvScope(this.db, record.projectId, record.env, gate);
   }
 
@@ -82,9 +82,9 @@ export class KeyAuthenticator {
     else this.cache.clear();
   }
 
-  private accept(path: string, key: ParsedKey, snapshot: DocumentSnapshot): KeyRecord {
+  private accept(path: string, key: ParsedKey, snapshot: DocumentSnapshot<KeyRecord>): KeyRecord {
     const now = this.clock.now();
-    const record = snapshot.exists ? (snapshot.data() as KeyRecord) : null;
+    const record = snapshot.data() ?? null;
     const matches = record !== null && record.kind === key.kind && record.env === key.env && hashMatches(record, key);
     this.remember(path, matches ? record : null, now);
     if (!matches) throw unknownKey();

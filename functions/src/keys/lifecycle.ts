@@ -1,16 +1,16 @@
 import { FieldValue, type Firestore, type Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
-import { operatorChangeEntry, type OperatorActor } from '../audit/operatorActor';
-import { EnvScope } from '../store/scope';
+import { type OperatorActor, operatorChangeEntry } from '../audit/operatorActor';
+import { scopesOfProject } from '../store/partitions';
 import { DomainError } from '../errors/domain';
 import { DAY } from '../clock';
 import { getApp } from '../projects/repository';
 import type { AppRecord } from '../projects/model';
 import type { Env } from '../store/env';
-import { maskSecret, mintKey, newKeyId, parseKey, sha256Hex, type KeyKind } from './format';
-import { keyActivityCollection, keyIndexRef, PUBLISHABLE_KEYS, SECRET_KEYS } from './paths';
+import { type KeyKind, maskSecret, mintKey, newKeyId, parseKey, sha256Hex } from './format';
+import { keyActivityCollection, keyIndex, keyIndexRef } from './paths';
 import { appRef, projectRef } from '../projects/paths';
-import { keyState, type KeyRecord, type KeyState } from './record';
+import { type KeyActivity, type KeyRecord, keyState, type KeyState } from './record';
 import { scopesForNewKey } from './scopes';
 import { KEY_ID } from '../ids';
 
@@ -21,18 +21,6 @@ export const DEFAULT_ROTATION_GRACE_MS = 7 * DAY;
 export interface MintedKey {
   id: string;
   key: string;
-}
-
-export interface KeyActivity {
-  action: 'created' | 'rotated' | 'revoked';
-  keyId: string;
-  kind: KeyKind;
-  env: Env;
-  at: number;
-  newKeyId?: string;
-  graceEndsAt?: number;
-  /** The dashboard operator who made the change (absent for the CLI and the seed). */
-  operator?: string;
 }
 
 /**
@@ -52,7 +40,7 @@ const outside = (call: OperatorCall | undefined, record: { projectId: string; en
 
 function auditKeyChange(db: Firestore, tx: Transaction, call: OperatorCall, env: Env, action: KeyActivity['action'], reason: string, details: Record<string, unknown>, now: number): string {
   const eventId = newServerEventId('key');
-  appendAudit(tx, new EnvScope(db, call.projectId, env), operatorChangeEntry({
+  appendAudit(tx, scopesOfProject(db, call.projectId)[env], operatorChangeEntry({
     eventId,
     eventType: `api_key.${action}`,
     reason,
@@ -149,8 +137,8 @@ async function findKeyRef(db: Firestore, keyOrId: string, tx: Transaction) {
     const snapshot = await tx.get(ref);
     if (snapshot.exists) return snapshot;
   } else if (keyOrId.startsWith(KEY_ID.prefix)) {
-    for (const collection of [PUBLISHABLE_KEYS, SECRET_KEYS]) {
-      const result = await tx.get(db.collection(collection).where('keyId', '==', keyOrId).limit(1));
+    for (const kind of ['publishable', 'secret'] as const) {
+      const result = await tx.get(keyIndex(db, kind).where('keyId', '==', keyOrId).limit(1));
       if (!result.empty) return result.docs[0];
     }
   }
@@ -167,7 +155,7 @@ export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number,
   }
   return db.runTransaction(async (tx) => {
     const snapshot = await findKeyRef(db, keyOrId, tx);
-    const old = snapshot.data() as KeyRecord;
+    const old = snapshot.data()!;
     if (outside(call, old)) throw new DomainError('not_found', 'No such key.');
     const app = await getApp(db, old.appId, tx);
     const state = keyState(old, now);
@@ -193,7 +181,7 @@ export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number,
 export async function revokeKey(db: Firestore, keyOrId: string, now: number, call?: OperatorCall): Promise<{ keyId: string; revokedAt: number; auditEventId?: string }> {
   return db.runTransaction(async (tx) => {
     const snapshot = await findKeyRef(db, keyOrId, tx);
-    const record = snapshot.data() as KeyRecord;
+    const record = snapshot.data()!;
     if (outside(call, record)) throw new DomainError('not_found', 'No such key.');
     if (record.status === 'revoked') throw new DomainError('conflict', `Key ${record.keyId} is already revoked.`);
     const app = await getApp(db, record.appId, tx);
@@ -223,12 +211,12 @@ export interface KeyListing {
 export async function listKeys(db: Firestore, appId: string, now: number): Promise<{ keys: KeyListing[]; activity: KeyActivity[] }> {
   await getApp(db, appId);
   const [pub, secret, activity] = await Promise.all([
-    db.collection(PUBLISHABLE_KEYS).where('appId', '==', appId).get(),
-    db.collection(SECRET_KEYS).where('appId', '==', appId).get(),
+    keyIndex(db, 'publishable').where('appId', '==', appId).get(),
+    keyIndex(db, 'secret').where('appId', '==', appId).get(),
     keyActivityCollection(db, appId).orderBy('at', 'asc').orderBy('recordedAt', 'asc').get(),
   ]);
   const keys = [...pub.docs, ...secret.docs]
-    .map((doc) => doc.data() as KeyRecord)
+    .map((doc) => doc.data())
     .sort((a, b) => a.createdAt - b.createdAt || a.keyId.localeCompare(b.keyId))
     .map((r) => ({
       id: r.keyId,
@@ -245,14 +233,14 @@ export async function listKeys(db: Firestore, appId: string, now: number): Promi
     keys,
     activity: activity.docs.map((d) => {
       const { recordedAt: _recordedAt, ...entry } = d.data();
-      return entry as KeyActivity;
+      return entry;
     }),
   };
 }
 
 /** Copies a changed allowlist onto every publishable key of the app (the key gate reads only the key). */
 export async function propagateAllowedOrigins(db: Firestore, tx: Transaction, appId: string, origins: string[]): Promise<void> {
-  const keys = await tx.get(db.collection(PUBLISHABLE_KEYS).where('appId', '==', appId));
+  const keys = await tx.get(keyIndex(db, 'publishable').where('appId', '==', appId));
   tx.update(appRef(db, appId), { allowedOrigins: origins });
   for (const doc of keys.docs) tx.update(doc.ref, { allowedOrigins: origins });
 }

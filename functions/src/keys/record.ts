@@ -2,6 +2,8 @@ import type { Platform } from '../wire/vocabulary';
 import type { Env } from '../store/env';
 import { DomainError } from '../errors/domain';
 import type { KeyKind } from './format';
+import { storedRecord } from '../store/converters';
+import type { Timestamp } from 'firebase-admin/firestore';
 
 
 /**
@@ -57,3 +59,20 @@ export function keyRejection(record: KeyRecord, now: number): DomainError | null
       return null;
   }
 }
+
+export const keyRecordConverter = storedRecord<KeyRecord>();
+
+/** An entry of an app's key journal (`apps/{appId}/keyActivity`), ordered by its commit time. */
+export interface KeyActivity {
+  action: 'created' | 'rotated' | 'revoked';
+  keyId: string;
+  kind: KeyKind;
+  env: Env;
+  at: number;
+  newKeyId?: string;
+  graceEndsAt?: number;
+  /** The dashboard operator who made the change (absent for the CLI and the seed). */
+  operator?: string;
+}
+
+export const keyActivityConverter = storedRecord<KeyActivity & { recordedAt: Timestamp }>();

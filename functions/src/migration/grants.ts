@@ -3,7 +3,7 @@ import { appendAudit, newServerEventId } from '../audit/append';
 import { catalogEntitlementRef, registerMissingKeys } from '../entitlements/catalog';
 import type { EntitlementCause } from '../entitlements/changeModel';
 import { newManualGrant } from '../entitlements/manualGrants';
-import type { GrantRecord } from '../entitlements/model';
+import type { GrantRecord, ProjectionDoc } from '../entitlements/model';
 import { getAllInTx, grantRef, projectionRef, readCustomerGrantsGuarded } from '../entitlements/projection';
 import { applyGrantChanges } from '../entitlements/writer';
 import { customerRef } from '../customers/refs';
@@ -11,6 +11,7 @@ import type { EnvScope } from '../store/scope';
 import { inCustomerTurn } from '../store/writeQueue';
 import { decideGate, type GateOutcome } from './gate';
 import type { StripeCustomerView } from './stripeSubscriptions';
+import { readGroupsInTx } from '../store/converters';
 
 /**
  * The entitlement half of one migrated row, in one transaction: runs the gate for each key not
@@ -52,16 +53,16 @@ export interface RowEntitlementInput {
 export async function applyRowEntitlements(scope: EnvScope, input: RowEntitlementInput, now: number): Promise<RowEntitlementResult> {
   const { customerId, keys } = input;
   return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
-    const snapshots = await getAllInTx(tx, scope, [
-      customerRef(scope, customerId),
-      projectionRef(scope, customerId),
-      ...keys.map((key) => grantRef(scope, migrationGrantId(customerId, key))),
-    ]);
-    if (!snapshots[0].exists) throw new Error(`migrated customer ${customerId} vanished before its entitlements were applied`);
-    const projection = snapshots[1];
+    const [[customer], [projection], grantSnaps] = await readGroupsInTx(
+      tx,
+      [customerRef(scope, customerId)],
+      [projectionRef(scope, customerId)],
+      keys.map((key) => grantRef(scope, migrationGrantId(customerId, key))),
+    );
+    if (!customer.exists) throw new Error(`migrated customer ${customerId} vanished before its entitlements were applied`);
     // Grants are written only with their projection (entitlements/writer.ts): no projection, no grants.
     const grants = projection.exists ? await readCustomerGrantsGuarded(scope, customerId) : [];
-    return decideRowKeys(tx, scope, input, { projection, grants, migrated: snapshots.slice(2).map((s) => s.exists) }, now);
+    return decideRowKeys(tx, scope, input, { projection, grants, migrated: grantSnaps.map((s) => s.exists) }, now);
   }));
 }
 
@@ -73,7 +74,7 @@ export function decideRowKeys(
   tx: Transaction,
   scope: EnvScope,
   input: RowEntitlementInput,
-  state: { projection: DocumentSnapshot; grants: readonly GrantRecord[]; migrated: readonly boolean[] },
+  state: { projection: DocumentSnapshot<ProjectionDoc>; grants: readonly GrantRecord[]; migrated: readonly boolean[] },
   now: number,
 ): RowEntitlementResult {
   const { customerId, keys } = input;

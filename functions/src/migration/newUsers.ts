@@ -1,5 +1,5 @@
 import type { MigrationDeps } from './deps';
-import { getAllInTx, projectionRef } from '../entitlements/projection';
+import { projectionRef } from '../entitlements/projection';
 import { createFreshCustomer } from '../identity/freshCustomers';
 import { identityDocId, newCustomerId } from '../customers/model';
 import { identityRef } from '../customers/refs';
@@ -12,6 +12,7 @@ import { migrationLogs } from './logs';
 import type { RowResult } from './rowResult';
 import type { MigrationRow } from './rows';
 import type { StripeCustomerView } from './stripeSubscriptions';
+import { readGroupsInTx } from '../store/converters';
 
 /**
  * The fast path of a migration: rows whose identifiers are all unknown (new users, the bulk of a
@@ -85,8 +86,7 @@ async function migrateChunk(deps: MigrationDeps, scope: EnvScope, chunk: readonl
     runIdentityTransaction(scope, async (tx) => {
       const customerIds = chunk.map(() => newCustomerId());
       const indexRefs = chunk.flatMap(({ row }) => row.hints.map((hint) => identityRef(scope, hint.kind, hint.id)));
-      const snapshots = await getAllInTx(tx, scope, [...indexRefs, ...customerIds.map((id) => projectionRef(scope, id))]);
-      const projections = snapshots.slice(indexRefs.length);
+      const [snapshots, projections] = await readGroupsInTx(tx, indexRefs, customerIds.map((id) => projectionRef(scope, id)));
       const out = new Map<number, RowResult>();
       const eventIds: string[] = [];
       let offset = 0;

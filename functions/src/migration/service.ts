@@ -1,6 +1,6 @@
 import type { MigrationDeps } from './deps';
 import { productsOfRail } from '../entitlements/catalog';
-import { conflictRef, type ConflictRecord } from '../identity/conflictModel';
+import { conflictRef } from '../identity/conflictModel';
 import { identityDocId, type IdentityKind } from '../customers/model';
 import { linkMigratedUser } from '../identity/repository';
 import { isStoreContention } from '../store/contention';
@@ -195,7 +195,7 @@ async function railResolutions(scope: EnvScope, conflictId: string | null): Prom
   const snapshot = await scope.get(conflictRef(scope, conflictId));
   if (!snapshot.exists) return {};
   const out: Record<string, string> = {};
-  for (const identity of (snapshot.data() as ConflictRecord).identities) out[RAIL_OF_KIND[identity.kind]] ??= identity.customerId;
+  for (const identity of snapshot.data()!.identities) out[RAIL_OF_KIND[identity.kind]] ??= identity.customerId;
   return out;
 }
 

@@ -1,5 +1,6 @@
 import type { Platform } from '../wire/vocabulary';
 import type { Env } from '../store/env';
+import { storedRecord } from '../store/converters';
 
 export interface ProjectRecord {
   projectId: string;
@@ -28,3 +29,6 @@ export interface AppRecord {
   createdAt: number;
   currentKeys: Record<Env, CurrentKeys>;
 }
+
+export const projectConverter = storedRecord<ProjectRecord>();
+export const appConverter = storedRecord<AppRecord>();

@@ -2,13 +2,13 @@ import type { Firestore, Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { operatorChangeEntry, type OperatorActor } from '../audit/operatorActor';
 import { ENVS } from '../store/env';
-import { EnvScope } from '../store/scope';
 import { randomToken } from '../ids/random';
 import { appRef, projectRef } from './paths';
 import type { Platform } from '../wire/vocabulary';
 import { DomainError } from '../errors/domain';
 import type { AppRecord, ProjectRecord } from './model';
 import { APP_ID } from '../ids';
+import { scopesOfProject } from '../store/partitions';
 
 /** Project and app records: operator-managed, not environment-scoped. */
 
@@ -19,9 +19,9 @@ export async function createProject(db: Firestore, name: string, now: number, pr
 }
 
 export async function getProject(db: Firestore, projectId: string): Promise<ProjectRecord> {
-  const snapshot = await projectRef(db, projectId).get();
-  if (!snapshot.exists) throw new DomainError('not_found', `No project ${projectId}.`);
-  return snapshot.data() as ProjectRecord;
+  const project = (await projectRef(db, projectId).get()).data();
+  if (!project) throw new DomainError('not_found', `No project ${projectId}.`);
+  return project;
 }
 
 export interface NewApp {
@@ -57,10 +57,11 @@ export async function createApp(db: Firestore, input: NewApp, now: number, appId
   // A dashboard operator's change: the app and its audit entry (in both environments' logs,
   // since an app serves both) commit together.
   const auditEventId = newServerEventId('app');
+  const scopes = scopesOfProject(db, input.projectId);
   await db.runTransaction(async (tx) => {
     tx.create(appRef(db, appId), record);
     for (const env of ENVS) {
-      appendAudit(tx, new EnvScope(db, input.projectId, env), operatorChangeEntry({
+      appendAudit(tx, scopes[env], operatorChangeEntry({
         eventId: auditEventId,
         eventType: 'app.created',
         reason: `Operator created ${record.platform} app ${appId}.`,
@@ -77,7 +78,7 @@ export async function createApp(db: Firestore, input: NewApp, now: number, appId
 
 export async function getApp(db: Firestore, appId: string, tx?: Transaction): Promise<AppRecord> {
   const ref = appRef(db, appId);
-  const snapshot = tx ? await tx.get(ref) : await ref.get();
-  if (!snapshot.exists) throw new DomainError('not_found', `No app ${appId}.`);
-  return snapshot.data() as AppRecord;
+  const app = (tx ? await tx.get(ref) : await ref.get()).data();
+  if (!app) throw new DomainError('not_found', `No app ${appId}.`);
+  return app;
 }

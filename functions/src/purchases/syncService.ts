@@ -2,7 +2,6 @@ import type { JWSRenewalInfoDecodedPayload, JWSTransactionDecodedPayload } from 
 import { DomainError, invalidParamValue } from '../errors/domain';
 import type { Clock } from '../clock';
 import { toPublicEntitlements } from '../entitlements/publicShape';
-import type { ProjectionDoc } from '../entitlements/model';
 import { projectionRef } from '../entitlements/projection';
 import { findCustomerIdByIdentity } from '../customers/lookup';
 import { appleFacts, appleOwner, isFamilyShared } from '../rails/apple/owner';
@@ -119,7 +118,7 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
   // whose subscription stayed with another owner (transfer setting `keep`) learns only its own.
   if (presentedFor && outcome.customerId !== presentedFor) {
     const own = await scope.get(projectionRef(scope, presentedFor));
-    return { object: 'purchase_result', serviceCustomerId: presentedFor, env: caller.wireEnv, entitlements: toPublicEntitlements(own.exists ? (own.data() as ProjectionDoc) : null, clock.now()) };
+    return { object: 'purchase_result', serviceCustomerId: presentedFor, env: caller.wireEnv, entitlements: toPublicEntitlements(own.data() ?? null, clock.now()) };
   }
   const visible = familyShared ? null : outcome.customerId;
   return {

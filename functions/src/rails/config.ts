@@ -1,5 +1,6 @@
 import type { Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
+import { storedRecord } from '../store/converters';
 
 /**
  * Rail configuration of one project and environment, at `settings/rails` under the scope.
@@ -45,7 +46,7 @@ type SectionOf<R extends ConfiguredRail> = NonNullable<RailsConfig[R]>;
 
 export const RAILS_SETTINGS_DOC = 'rails';
 
-export const railsConfigRef = (scope: EnvScope) => scope.doc('settings', RAILS_SETTINGS_DOC);
+export const railsConfigRef = (scope: EnvScope) => scope.doc('settings', RAILS_SETTINGS_DOC).withConverter(railsConfigConverter);
 
 /** The rails configuration, or `{}` when none is set. Inside a transaction pass `tx`. */
 export async function readRailsConfig(scope: EnvScope, tx?: Transaction): Promise<RailsConfig> {
@@ -56,7 +57,7 @@ export async function readRailsConfig(scope: EnvScope, tx?: Transaction): Promis
   } else {
     snapshot = await scope.get(ref);
   }
-  return snapshot.exists ? (snapshot.data() as RailsConfig) : {};
+  return snapshot.data() ?? {};
 }
 
 /** Replaces one rail's section, leaving the other rails untouched. */
@@ -69,3 +70,5 @@ export async function writeRailConfig<R extends ConfiguredRail>(scope: EnvScope,
     return next;
   });
 }
+
+export const railsConfigConverter = storedRecord<RailsConfig>();

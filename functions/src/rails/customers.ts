@@ -1,5 +1,5 @@
 import { CUSTOMER_ID } from '../ids';
-import { type CustomerRecord, type IdentityIndexEntry, type IdentityKind } from '../customers/model';
+import type { IdentityKind } from '../customers/model';
 import { projectionRef } from '../entitlements/projection';
 import { linkHints } from '../identity/repository';
 import { customerRef, identityRef } from '../customers/refs';
@@ -59,11 +59,11 @@ export async function resolveRailCustomer(scope: EnvScope, hints: RailCustomerHi
 async function linkedCustomer(scope: EnvScope, hints: RailIdentity[]): Promise<RailCustomer | null> {
   const entries = await scope.getAll(...hints.map((hint) => identityRef(scope, hint.kind, hint.id)));
   if (entries.some((entry) => !entry.exists)) return null;
-  const ids = new Set(entries.map((entry) => (entry.data() as IdentityIndexEntry).customerId));
+  const ids = new Set(entries.map((entry) => entry.data()!.customerId));
   if (ids.size !== 1) return null;
   const [customerId] = ids;
   const [customer, projection] = await scope.getAll(customerRef(scope, customerId), projectionRef(scope, customerId));
-  if (!customer.exists || (customer.data() as CustomerRecord).status !== 'active') return null;
+  if (customer.data()?.status !== 'active') return null;
   return { customerId, grantsReadAhead: await grantsAfterProjection(scope, customerId, projection), allLinkedBefore: true };
 }
 
@@ -72,7 +72,7 @@ async function anchorOf(scope: EnvScope, customerId: string): Promise<RailIdenti
   if (!CUSTOMER_ID.is(customerId)) return null;
   const snapshot = await scope.get(customerRef(scope, customerId));
   if (!snapshot.exists) return null;
-  const customer = snapshot.data() as CustomerRecord;
+  const customer = snapshot.data()!;
   if (customer.status !== 'active' || customer.identities.length === 0) return null;
   return customer.identities.find((identity) => identity.kind === 'developer') ?? customer.identities[0];
 }

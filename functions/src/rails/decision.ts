@@ -20,7 +20,8 @@ import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import type { RevenueFact } from '../store/rollups/revenueFacts';
 import { recordRevenue, revenueClaimRefs } from '../store/rollups/revenueRollup';
 import { projectionVersionOf, readGrantsAhead, type GrantsReadAhead } from './grantsReadAhead';
-import { ACCESS_STATES, SUBSCRIPTION_TRANSFERRED_EVENT_TYPE, SUBSCRIPTIONS, type TransferReason, subscriptionDocId, type SubscriptionRecord, type SubscriptionSnapshot } from './model';
+import { ACCESS_STATES, SUBSCRIPTION_TRANSFERRED_EVENT_TYPE, subscriptionConverter, subscriptionDocId, type SubscriptionRecord, SUBSCRIPTIONS, type SubscriptionSnapshot, type TransferReason } from './model';
+import { readGroupsInTx } from '../store/converters';
 
 /**
  * The one transaction every rail decision runs (purchase sync and the three webhooks):
@@ -95,7 +96,10 @@ export interface RailDecision {
   transferredFrom?: string;
 }
 
-export const subscriptionRef = (scope: EnvScope, rail: CatalogRail, subscriptionId: string) => scope.doc(SUBSCRIPTIONS, subscriptionDocId(rail, subscriptionId));
+export const subscriptionRef = (scope: EnvScope, rail: CatalogRail, subscriptionId: string) => scope.doc(SUBSCRIPTIONS, subscriptionDocId(rail, subscriptionId)).withConverter(subscriptionConverter);
+
+/** A customer's record and projection, read together. */
+type CustomerSnaps = [DocumentSnapshot<CustomerRecord>, DocumentSnapshot<ProjectionDoc>];
 
 /** Grant ids are deterministic per subscription and key, so re-applying updates in place. */
 export const railGrantId = (rail: CatalogRail, subscriptionId: string, key: string): string => `${rail}:${subscriptionId}:${key}`;
@@ -143,19 +147,17 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
     const expected = input.customerId;
     const claimRefs = revenueClaimRefs(scope, input.revenue);
     // One read for the event, the record, the expected customer with its projection, the revenue claims and the catalog entries.
-    const snaps = await getAllInTx(tx, scope, [
-      auditRef(scope, input.eventId),
-      ...(subRef ? [subRef] : []),
-      ...(expected ? [customerRef(scope, expected), projectionRef(scope, expected)] : []),
-      ...claimRefs,
-      ...products.map((productId) => catalogProductRef(scope, input.rail, productId)),
-    ]);
-    const catalogSnaps = snaps.splice(snaps.length - products.length, products.length);
-    const claimSnaps = snaps.splice(snaps.length - claimRefs.length, claimRefs.length);
-    const auditSnap = snaps[0];
-    const subSnap = subRef ? snaps[1] : null;
-    const expectedSnaps = expected ? snaps.slice(snaps.length - 2) : null;
-    const current = subSnap?.exists ? (subSnap.data() as SubscriptionRecord) : null;
+    const [[auditSnap], subSnaps, expectedCustomer, expectedProjection, claimSnaps, catalogSnaps] = await readGroupsInTx(
+      tx,
+      [auditRef(scope, input.eventId)],
+      subRef ? [subRef] : [],
+      expected ? [customerRef(scope, expected)] : [],
+      expected ? [projectionRef(scope, expected)] : [],
+      claimRefs,
+      products.map((productId) => catalogProductRef(scope, input.rail, productId)),
+    );
+    const expectedSnaps: CustomerSnaps | null = expected ? [expectedCustomer[0], expectedProjection[0]] : null;
+    const current = subSnaps[0]?.data() ?? null;
     const catalogKeys = new Map(products.map((productId, i) => [productId, entitlementKeysOf(catalogSnaps[i])]));
     if (auditSnap.exists) return duplicateOf(tx, scope, auditSnap, expected, expectedSnaps?.[1] ?? null);
 
@@ -220,7 +222,7 @@ function isStale(input: RailDecisionInput, current: SubscriptionRecord | null): 
 /** A subscription moving from its previous owner (see owningCustomer). */
 interface Transfer {
   fromCustomerId: string;
-  fromProjection: DocumentSnapshot;
+  fromProjection: DocumentSnapshot<ProjectionDoc>;
   reason: TransferReason;
 }
 
@@ -240,14 +242,14 @@ async function owningCustomer(
   tx: Transaction,
   input: RailDecisionInput,
   current: SubscriptionRecord | null,
-  expectedSnaps: DocumentSnapshot[] | null,
-): Promise<{ customerId: string | null; projectionSnap: DocumentSnapshot | null; transfer: Transfer | null }> {
+  expectedSnaps: CustomerSnaps | null,
+): Promise<{ customerId: string | null; projectionSnap: DocumentSnapshot<ProjectionDoc> | null; transfer: Transfer | null }> {
   const { scope } = input;
   const expected = input.customerId;
   const owner = current?.customerId ?? null;
-  const snapsOf = async (id: string): Promise<DocumentSnapshot[]> =>
+  const snapsOf = async (id: string): Promise<CustomerSnaps> =>
     id === expected && expectedSnaps ? expectedSnaps : getAllInTx(tx, scope, [customerRef(scope, id), projectionRef(scope, id)]);
-  const statusOf = (snap: DocumentSnapshot) => (snap.exists ? (snap.data() as CustomerRecord).status : null);
+  const statusOf = (snap: DocumentSnapshot<CustomerRecord>) => snap.data()?.status ?? null;
   const activeOrNull = async (id: string | null) => {
     if (!id) return null;
     const [customer, projection] = await snapsOf(id);
@@ -312,9 +314,9 @@ function journalTransfer(tx: Transaction, input: RailDecisionInput, transfer: Tr
   return event.eventId;
 }
 
-async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: DocumentSnapshot, expected: string | null, expectedProjection: DocumentSnapshot | null): Promise<RailDecision> {
-  const entry = auditSnap.data() as AuditEntry;
-  let projectionSnap: DocumentSnapshot | null = null;
+async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: DocumentSnapshot<AuditEntry>, expected: string | null, expectedProjection: DocumentSnapshot<ProjectionDoc> | null): Promise<RailDecision> {
+  const entry = auditSnap.data()!;
+  let projectionSnap: DocumentSnapshot<ProjectionDoc> | null = null;
   if (entry.customerId && entry.customerId === expected) projectionSnap = expectedProjection;
   else if (entry.customerId) [projectionSnap] = await getAllInTx(tx, scope, [projectionRef(scope, entry.customerId)]);
   return {
@@ -329,7 +331,7 @@ async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: Document
   };
 }
 
-const storedProjection = (snap: DocumentSnapshot | null): ProjectionDoc | null => (snap?.exists ? (snap.data() as ProjectionDoc) : null);
+const storedProjection = (snap: DocumentSnapshot<ProjectionDoc> | null): ProjectionDoc | null => snap?.data() ?? null;
 
 /**
  * The subscription's grants after this event: one per entitlement key its products unlock,
@@ -432,7 +434,7 @@ function transitionReason(from: string | null, to: string): string {
   return from === to ? `updated_${to}` : `${from}_to_${to}`;
 }
 
-function record(tx: Transaction, input: RailDecisionInput, outcome: RailDecision, revenueClaims: readonly DocumentSnapshot[], extra: Record<string, unknown> = {}): void {
+function record(tx: Transaction, input: RailDecisionInput, outcome: RailDecision, revenueClaims: Parameters<typeof recordRevenue>[3], extra: Record<string, unknown> = {}): void {
   appendAudit(tx, input.scope, {
     eventId: input.eventId,
     rail: input.rail,

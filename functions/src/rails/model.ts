@@ -1,4 +1,5 @@
 import type { CatalogRail } from '../wire/vocabulary';
+import { storedRecord } from '../store/converters';
 
 /**
  * Subscription records, one per rail subscription, under the partition the verified payload
@@ -76,3 +77,5 @@ export const SUBSCRIPTION_TRANSFERRED_EVENT_TYPE = 'customer.subscription_transf
 
 /** Why a subscription moved: the project's transfer setting, or its owner was erased. */
 export type TransferReason = 'transfer_setting' | 'owner_erased';
+
+export const subscriptionConverter = storedRecord<SubscriptionRecord>();

@@ -1,12 +1,12 @@
 import { invalidParamValue } from '../errors/domain';
 import { projectRef } from '../projects/paths';
-import type { ProjectRecord } from '../projects/model';
 import type { Env } from '../store/env';
 import { db } from '../store/firestore';
 import { countedGetAll } from '../store/counted';
 import { EnvScope } from '../store/scope';
 import { railsConfigRef, type RailsConfig } from './config';
 import { PROJECT_ID } from '../ids';
+import { scopesOfProject } from '../store/partitions';
 
 /**
  * What an inbound notification is addressed to: an existing, unarchived project and its rails
@@ -26,14 +26,15 @@ export async function loadWebhookTarget(projectId: string): Promise<WebhookTarge
   if (!PROJECT_ID.is(projectId)) throw invalidParamValue('Unknown project.');
   const root = db();
   // Scopes used for nothing but locating the two configuration documents.
-  const configRef = (env: Env) => railsConfigRef(new EnvScope(root, projectId, env));
-  const [project, test, live] = await countedGetAll(root, [projectRef(root, projectId), configRef('test'), configRef('live')]);
-  if (!project.exists || (project.data() as ProjectRecord).archived) throw invalidParamValue('Unknown project.');
+  const scopes = scopesOfProject(root, projectId);
+  const [project, test, live] = await countedGetAll(root, [projectRef(root, projectId), railsConfigRef(scopes.test), railsConfigRef(scopes.live)]);
+  const record = project.data();
+  if (!record || record.archived) throw invalidParamValue('Unknown project.');
   return {
     projectId,
     configs: {
-      test: test.exists ? (test.data() as RailsConfig) : {},
-      live: live.exists ? (live.data() as RailsConfig) : {},
+      test: test.data() ?? {},
+      live: live.data() ?? {},
     },
   };
 }

@@ -2,6 +2,9 @@ import type { Firestore } from 'firebase-admin/firestore';
 import type { Env } from '../store/env';
 import { countedTransaction } from '../store/counted';
 import { fullBucket, takeUpTo, type BucketSpec, type BucketState } from './tokenBucket';
+import { storedRecord } from '../store/converters';
+
+const bucketStateConverter = storedRecord<BucketState>();
 
 export interface BucketId {
   projectId: string;
@@ -24,10 +27,10 @@ export class FirestoreBucketStore implements BucketStore {
   constructor(private readonly db: Firestore) {}
 
   async lease(id: BucketId, spec: BucketSpec, want: number, now: number): Promise<number> {
-    const ref = this.db.doc(`projects/${id.projectId}/envs/${id.env}/rateBuckets/${id.bucket}`);
+    const ref = this.db.doc(`projects/${id.projectId}/envs/${id.env}/rateBuckets/${id.bucket}`).withConverter(bucketStateConverter);
     return countedTransaction(this.db, async (tx) => {
       const snapshot = await tx.get(ref);
-      const state = snapshot.exists ? (snapshot.data() as BucketState) : fullBucket(spec, now);
+      const state = snapshot.data() ?? fullBucket(spec, now);
       const { taken, state: next } = takeUpTo(state, spec, now, want);
       tx.set(ref, next);
       return taken;

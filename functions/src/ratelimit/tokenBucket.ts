@@ -32,10 +32,3 @@ export function takeUpTo(state: BucketState, spec: BucketSpec, now: number, want
   const taken = Math.max(0, Math.min(want, Math.floor(current.tokens + 1e-9)));
   return { taken, state: { tokens: current.tokens - taken, updatedAt: current.updatedAt } };
 }
-
-/** Milliseconds until `cost` tokens will be available (0 when they already are). */
-export function msUntilAvailable(state: BucketState, spec: BucketSpec, now: number, cost: number): number {
-  const current = refill(state, spec, now);
-  const missing = Math.min(cost, spec.burst) - current.tokens;
-  return missing <= 0 ? 0 : Math.ceil((missing * 1000) / spec.ratePerSec);
-}

@@ -1,13 +1,13 @@
 import { FieldPath } from 'firebase-admin/firestore';
-import type { ProjectionDoc } from '../entitlements/model';
 import { projectionRef } from '../entitlements/projection';
 import { toPublicEntitlements } from '../entitlements/publicShape';
-import { CUSTOMERS, type CustomerRecord, type IdentityKind } from '../customers/model';
-import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
 import { CUSTOMER_ID } from '../ids';
 import type { CustomerRow, CustomersReport } from '../wire/reports';
+import { type IdentityKind } from '../customers/model';
+import { toWireEnv } from '../store/env';
+import { customersCollection } from '../customers/refs';
 
 
 
@@ -29,10 +29,10 @@ const isCustomerCursor = (v: unknown): v is { c: string } => typeof v === 'objec
  */
 export async function customersReport(scope: EnvScope, input: CustomersPageInput, now: number): Promise<CustomersReport> {
   const limit = checkPageSize(input.limit);
-  let query = scope.collection(CUSTOMERS).where('status', '==', 'active').orderBy(FieldPath.documentId());
+  let query = customersCollection(scope).where('status', '==', 'active').orderBy(FieldPath.documentId());
   if (input.cursor) query = query.startAfter(decodeCursor(input.cursor, isCustomerCursor).c);
   const page = await scope.query(query.limit(limit + 1));
-  const customers = page.docs.slice(0, limit).map((doc) => doc.data() as CustomerRecord);
+  const customers = page.docs.slice(0, limit).map((doc) => doc.data());
   const projections = customers.length > 0 ? await scope.getAll(...customers.map((c) => projectionRef(scope, c.customerId))) : [];
   const data = customers.map((customer, i): CustomerRow => ({
     object: 'customer',
@@ -40,7 +40,7 @@ export async function customersReport(scope: EnvScope, input: CustomersPageInput
     createdAt: customer.createdAt,
     email: customer.email ?? null,
     identities: (customer.identities ?? []).filter((identity) => LISTED.has(identity.kind)).map((identity) => ({ type: identity.kind, id: identity.id })),
-    entitlements: toPublicEntitlements(projections[i].exists ? (projections[i].data() as ProjectionDoc) : null, now).filter((e) => e.isActive),
+    entitlements: toPublicEntitlements(projections[i].data() ?? null, now).filter((e) => e.isActive),
   }));
   const hasMore = page.size > limit;
   const last = customers[customers.length - 1];

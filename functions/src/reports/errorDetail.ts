@@ -1,11 +1,11 @@
 import { DomainError } from '../errors/domain';
-import { resolveStackFrames, type ResolvedFrame } from '../sourcemaps/resolve';
+import { type ResolvedFrame, resolveStackFrames } from '../sourcemaps/resolve';
 import { parseStackTrace } from '../sourcemaps/stackTrace';
 import { ERROR_FINGERPRINT, RELEASE } from '../ids';
 import type { EnvScope } from '../store/scope';
-import { ERROR_GROUP_SHARDS, ERROR_GROUPS, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from '../store/rollups/errorGroupModel';
-import { summaryOf } from './errorsReport';
 import type { ErrorGroupDetail } from '../wire/reports';
+import { errorGroupRef, errorGroupShardRef, GROUP_SHARDS } from '../store/rollups/errorGroupModel';
+import { summaryOf } from './errorsReport';
 
 
 /**
@@ -17,12 +17,12 @@ import type { ErrorGroupDetail } from '../wire/reports';
 export async function errorGroupDetail(scope: EnvScope, fingerprint: string): Promise<ErrorGroupDetail> {
   if (!ERROR_FINGERPRINT.is(fingerprint)) throw unknownGroup(fingerprint);
   const [group, ...shards] = await scope.getAll(
-    scope.doc(ERROR_GROUPS, fingerprint),
-    ...Array.from({ length: GROUP_SHARDS }, (_, s) => scope.doc(ERROR_GROUP_SHARDS, groupShardId(fingerprint, s))),
+    errorGroupRef(scope, fingerprint),
+    ...Array.from({ length: GROUP_SHARDS }, (_, s) => errorGroupShardRef(scope, fingerprint, s)),
   );
   if (!group.exists) throw unknownGroup(fingerprint);
-  const doc = group.data() as ErrorGroupDoc;
-  const summary = summaryOf(doc, shards.map((s) => (s.exists ? (s.data() as ErrorGroupShard) : null)));
+  const doc = group.data()!;
+  const summary = summaryOf(doc, shards.map((s) => (s.data() ?? null)));
   const sample = doc.sample;
   if (!sample) return { ...summary, latestSample: null };
   const parsed = sample.stack ? parseStackTrace(sample.stack) : { frames: [] };

@@ -1,8 +1,8 @@
-import { FieldPath, type DocumentSnapshot } from 'firebase-admin/firestore';
+import { FieldPath, type QueryDocumentSnapshot } from 'firebase-admin/firestore';
 import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { checkPageSize, decodeCursor, encodeCursor } from './cursor';
-import { ERROR_GROUP_SHARDS, ERROR_GROUPS, GROUP_SHARDS, groupShardId, type ErrorGroupDoc, type ErrorGroupShard } from '../store/rollups/errorGroupModel';
+import { type ErrorGroupDoc, errorGroupsCollection, type ErrorGroupShard, errorGroupShardRef, GROUP_SHARDS } from '../store/rollups/errorGroupModel';
 import { ERROR_FINGERPRINT } from '../ids';
 import type { ErrorGroupSummary, ErrorsReport } from '../wire/reports';
 
@@ -31,8 +31,7 @@ const isGroupCursor = (v: unknown): v is GroupCursor =>
  */
 export async function errorsReport(scope: EnvScope, input: ErrorsPageInput): Promise<ErrorsReport> {
   const limit = checkPageSize(input.limit);
-  let query = scope
-    .collection(ERROR_GROUPS)
+  let query = errorGroupsCollection(scope)
     .where('lastSeen', '>=', input.from)
     .where('lastSeen', '<=', input.to)
     .orderBy('lastSeen', 'desc')
@@ -50,18 +49,18 @@ export async function errorsReport(scope: EnvScope, input: ErrorsPageInput): Pro
     object: 'list',
     data,
     hasMore,
-    nextCursor: hasMore && last ? encodeCursor({ l: (last.data() as ErrorGroupDoc).lastSeen, f: last.id } satisfies GroupCursor) : null,
+    nextCursor: hasMore && last ? encodeCursor({ l: last.data().lastSeen, f: last.id } satisfies GroupCursor) : null,
     env: toWireEnv(scope.env),
   };
 }
 
 /** The groups' summaries with their counts summed over shards (one getAll). */
-async function withCounts(scope: EnvScope, groups: readonly DocumentSnapshot[]): Promise<ErrorGroupSummary[]> {
-  const shardRefs = groups.flatMap((g) => Array.from({ length: GROUP_SHARDS }, (_, s) => scope.doc(ERROR_GROUP_SHARDS, groupShardId(g.id, s))));
+async function withCounts(scope: EnvScope, groups: readonly QueryDocumentSnapshot<ErrorGroupDoc>[]): Promise<ErrorGroupSummary[]> {
+  const shardRefs = groups.flatMap((g) => Array.from({ length: GROUP_SHARDS }, (_, s) => errorGroupShardRef(scope, g.id, s)));
   const shards = shardRefs.length > 0 ? await scope.getAll(...shardRefs) : [];
   return groups.map((group, i) => {
-    const counts = shards.slice(i * GROUP_SHARDS, (i + 1) * GROUP_SHARDS).map((s) => (s.exists ? (s.data() as ErrorGroupShard) : null));
-    return summaryOf(group.data() as ErrorGroupDoc, counts);
+    const counts = shards.slice(i * GROUP_SHARDS, (i + 1) * GROUP_SHARDS).map((s) => (s.data() ?? null));
+    return summaryOf(group.data(), counts);
   });
 }
 

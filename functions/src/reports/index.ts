@@ -6,9 +6,8 @@
 export { subscribersReport } from './subscribersReport';
 export { revenueReport } from './revenueReport';
 export { eventsReport } from './eventsReport';
-export { errorsReport, type ErrorsPageInput } from './errorsReport';
+export { errorsReport } from './errorsReport';
 export { errorGroupDetail } from './errorDetail';
-export { customersReport, type CustomersPageInput } from './customersReport';
-export { checkRange, DEFAULT_WINDOW_MS, MAX_PERIODS, type Granularity, type ReportRange } from './range';
+export { checkRange, DEFAULT_WINDOW_MS, type Granularity, type ReportRange } from './range';
 export { DEFAULT_PAGE_SIZE } from './cursor';
 // The answers' types (SubscribersReport, ErrorsReport, …) and MAX_PAGE_SIZE are wire/reports'.

@@ -9,10 +9,11 @@ import { customerErasedEvent } from '../webhooks/customerEvents';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import { appendWebhookEvent } from '../webhooks/outbox';
 import { IDENTITY_CONFLICTS } from '../identity/conflictModel';
-import { erasureCompletedEventId, isErasurePayload, pendingErasureRef, erasureTaskId, type ErasurePayload } from '../identity/erasureModel';
+import { erasureCompletedEventId, type ErasurePayload, erasureTaskId, isErasurePayload, pendingErasureRef } from '../identity/erasureModel';
 import { identityLogs } from '../identity/logs';
-import { CUSTOMERS, IDENTITY_INDEX, type CustomerRecord, type IdentityKind } from '../customers/model';
-import { customerRef } from '../customers/refs';
+import { type CustomerRecord, CUSTOMERS, type IdentityKind } from '../customers/model';
+import { customerRef, identityIndexCollection } from '../customers/refs';
+import { readAllInTx } from '../store/converters';
 
 /**
  * Identifier kinds that are payment-rail records: kept on erasure, because financial-record law
@@ -44,7 +45,7 @@ export async function runErasure(deps: BackgroundDeps, payload: ErasurePayload):
     await ledger.delete();
     return 'unknown_customer';
   }
-  const customer = snapshot.data() as CustomerRecord;
+  const customer = snapshot.data()!;
   if (customer.status === 'erased') {
     await ledger.delete();
     return 'already_erased';
@@ -57,10 +58,10 @@ export async function runErasure(deps: BackgroundDeps, payload: ErasurePayload):
   const deleted: Record<string, number> = {};
 
   // The device bindings go first: from then on no identifier reaches the person.
-  const identities = await scope.collection(IDENTITY_INDEX).where('customerId', '==', payload.customerId).get();
+  const identities = await identityIndexCollection(scope).where('customerId', '==', payload.customerId).get();
   deleted.identities = await deleteAll(
     deps.db,
-    identities.docs.filter((d) => !RAIL_KINDS.has(d.get('kind') as IdentityKind)).map((d) => d.ref),
+    identities.docs.filter((d) => !RAIL_KINDS.has(d.data().kind)).map((d) => d.ref),
   );
 
   // The person is also every customer merged into this one (their identifiers moved here; their
@@ -94,8 +95,8 @@ export async function runErasure(deps: BackgroundDeps, payload: ErasurePayload):
   // `customer.erased`, in the completion's transaction (with its audit entry, once); no personal data.
   const erasedEvent = customerErasedEvent(scope, { customerId: payload.customerId, auditEventId: erasureCompletedEventId(payload.customerId), at: now });
   const outcome = await scope.runTransaction(async (tx) => {
-    const [current, completedAudit] = await tx.getAll(customerRef(scope, payload.customerId), auditRef(scope, erasureCompletedEventId(payload.customerId)));
-    const record = current.data() as CustomerRecord | undefined;
+    const [current, completedAudit] = await readAllInTx(tx, customerRef(scope, payload.customerId), auditRef(scope, erasureCompletedEventId(payload.customerId)));
+    const record = current.data();
     if (!record || record.status !== 'erasure_pending') return 'not_pending' as const;
     const tombstone: CustomerRecord = {
       customerId: record.customerId,
@@ -198,10 +199,10 @@ async function mergedInto(scope: EnvScope, customerId: string): Promise<string[]
 async function scrubMergedCustomers(db: Firestore, scope: EnvScope, customerIds: string[], now: number): Promise<number> {
   let count = 0;
   for (const group of chunks(customerIds, BATCH_LIMIT)) {
-    const snapshots = await db.getAll(...group.map((id) => customerRef(scope, id)));
+    const snapshots = await scope.getAll(...group.map((id) => customerRef(scope, id)));
     const batch = db.batch();
     for (const snapshot of snapshots) {
-      const record = snapshot.data() as CustomerRecord | undefined;
+      const record = snapshot.data();
       if (!record) continue;
       batch.update(snapshot.ref, { email: null, traits: {}, identities: (record.identities ?? []).filter((i) => RAIL_KINDS.has(i.kind)), updatedAt: now });
       count += 1;

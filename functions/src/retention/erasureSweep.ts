@@ -1,7 +1,7 @@
 import type { BackgroundDeps } from '../tasks/background';
 import { MINUTE } from '../clock';
 import { runErasure } from './erasure';
-import { PENDING_ERASURES, type PendingErasure } from '../identity/erasureModel';
+import { PENDING_ERASURES, pendingErasureConverter } from '../identity/erasureModel';
 import { retentionLogs } from './logs';
 
 /**
@@ -22,10 +22,10 @@ export interface ErasureSweepReport {
 /** Finishes every erasure requested before the cutoff that is still pending, oldest first. */
 export async function sweepLostErasures(deps: BackgroundDeps): Promise<ErasureSweepReport> {
   const cutoff = deps.clock.now() - LOST_TASK_AFTER_MS;
-  const pending = await deps.db.collection(PENDING_ERASURES).where('requestedAt', '<=', cutoff).orderBy('requestedAt').limit(SWEEP_LIMIT).get();
+  const pending = await deps.db.collection(PENDING_ERASURES).withConverter(pendingErasureConverter).where('requestedAt', '<=', cutoff).orderBy('requestedAt').limit(SWEEP_LIMIT).get();
   const report: ErasureSweepReport = { examined: pending.size, erased: 0, failed: 0 };
   for (const doc of pending.docs) {
-    const item = doc.data() as PendingErasure;
+    const item = doc.data();
     try {
       const outcome = await runErasure(deps, { projectId: item.projectId, env: item.env, customerId: item.customerId });
       if (outcome === 'erased') report.erased += 1;

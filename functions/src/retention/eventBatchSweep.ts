@@ -1,8 +1,8 @@
 import type { BackgroundDeps } from '../tasks/background';
 import { MINUTE } from '../clock';
-import { EVENT_BATCHES } from '../events/model';
+import { EVENT_BATCHES, landedBatchConverter } from '../events/model';
 import { identityResolutionTask, MAX_BATCHES_PER_TASK } from '../events/resolutionTask';
-import { isEnv, type Env } from '../store/env';
+import { byPartition, queryAcrossPartitions } from '../store/partitions';
 import { retentionLogs } from './logs';
 
 /**
@@ -25,24 +25,13 @@ export interface EventBatchSweepReport {
  */
 export async function sweepStaleEventBatches(deps: BackgroundDeps): Promise<EventBatchSweepReport> {
   const now = deps.clock.now();
-  const stale = await deps.db
-    .collectionGroup(EVENT_BATCHES)
-    .where('receivedAt', '<=', now - STALE_BATCH_AFTER_MS)
-    .orderBy('receivedAt')
-    .limit(SWEEP_LIMIT)
-    .select()
-    .get();
-  const byPartition = new Map<string, { projectId: string; env: Env; ids: string[] }>();
-  for (const doc of stale.docs) {
-    const [root, projectId, envs, env] = doc.ref.path.split('/');
-    if (root !== 'projects' || envs !== 'envs' || !isEnv(env)) continue;
-    const key = `${projectId}/${env}`;
-    const partition = byPartition.get(key) ?? { projectId, env, ids: [] };
-    partition.ids.push(doc.id);
-    byPartition.set(key, partition);
-  }
+  const stale = await queryAcrossPartitions(deps.db, EVENT_BATCHES, landedBatchConverter, (batches) =>
+    batches.where('receivedAt', '<=', now - STALE_BATCH_AFTER_MS).orderBy('receivedAt').limit(SWEEP_LIMIT).select(),
+  );
   let tasks = 0;
-  for (const { projectId, env, ids } of byPartition.values()) {
+  for (const { scope, docs } of byPartition(stale.documents)) {
+    const { projectId, env } = scope;
+    const ids = docs.map((doc) => doc.id);
     for (let start = 0; start < ids.length; start += MAX_BATCHES_PER_TASK) {
       // The sweep's time is part of the id: a batch still stuck an hour later is enqueued again.
       const task = identityResolutionTask(projectId, env, ids.slice(start, start + MAX_BATCHES_PER_TASK), `sweep-${now}`);
@@ -54,5 +43,5 @@ export async function sweepStaleEventBatches(deps: BackgroundDeps): Promise<Even
       }
     }
   }
-  return { stale: stale.size, tasks };
+  return { stale: stale.found, tasks };
 }

@@ -65,12 +65,6 @@ export function checkSourceMapBytes(file: DecodedFile): RejectedFile | null {
   }
 }
 
-/** Both stages: the complete verdict on one file. */
-export function checkUploadFile(entry: unknown): DecodedFile | RejectedFile {
-  const decoded = decodeUploadFile(entry);
-  return decoded.ok ? (checkSourceMapBytes(decoded) ?? decoded) : decoded;
-}
-
 const BASE64_PATTERN = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 /** Standard or URL-safe alphabet, padded or not (a lone trailing character is never valid). */

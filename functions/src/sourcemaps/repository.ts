@@ -4,7 +4,7 @@ import type { EnvScope } from '../store/scope';
 import { BatchWriter } from './batchWriter';
 import { CorruptSourceMapError, packSourceMap, unpackSourceMap } from './codec';
 import { sourcemapLogs } from './logs';
-import { chunkRef, manifestRef, RELEASES_COLLECTION, releaseDocId } from './paths';
+import { chunkRef, manifestRef, manifestsOfRelease, type SourceMapManifest } from './paths';
 
 /**
  * Source-map storage. A manifest document per (release, file URL) names the current
@@ -12,20 +12,6 @@ import { chunkRef, manifestRef, RELEASES_COLLECTION, releaseDocId } from './path
  * transaction, so a reader sees either the old map or the new one, never a mix. Chunks of a
  * replaced generation are deleted after the flip.
  */
-export interface SourceMapManifest {
-  release: string;
-  fileUrl: string;
-  fileUrlHash: string;
-  /** SHA-256 (hex) of the decoded map bytes: an identical re-upload is `skipped`. */
-  contentHash: string;
-  byteLength: number;
-  storedByteLength: number;
-  encoding: 'gzip';
-  generation: string;
-  chunkCount: number;
-  uploadedAt: number;
-  uploadedByKeyId: string;
-}
 
 export interface MapToStore {
   fileUrl: string;
@@ -45,7 +31,7 @@ export async function readManifests(scope: EnvScope, release: string, urlHashes:
   const snapshots = await scope.getAll(...unique.map((hash) => manifestRef(scope, release, hash)));
   const manifests = new Map<string, SourceMapManifest>();
   snapshots.forEach((snapshot, i) => {
-    if (snapshot.exists) manifests.set(unique[i], snapshot.data() as SourceMapManifest);
+    if (snapshot.exists) manifests.set(unique[i], snapshot.data()!);
   });
   return manifests;
 }
@@ -53,7 +39,7 @@ export async function readManifests(scope: EnvScope, release: string, urlHashes:
 export async function storeSourceMaps(scope: EnvScope, release: string, maps: readonly MapToStore[], meta: StoreMeta): Promise<void> {
   if (maps.length === 0) return;
   const writer = new BatchWriter(scope);
-  const flips: { ref: DocumentReference; manifest: SourceMapManifest }[] = [];
+  const flips: { ref: DocumentReference<SourceMapManifest>; manifest: SourceMapManifest }[] = [];
   for (const map of maps) {
     const { chunks, storedBytes } = await packSourceMap(map.bytes);
     const generation = randomBytes(8).toString('hex');
@@ -83,13 +69,13 @@ export async function storeSourceMaps(scope: EnvScope, release: string, maps: re
   const replaced = await scope.runTransaction(async (tx) => {
     const current = await tx.getAll(...flips.map((flip) => flip.ref));
     for (const flip of flips) tx.set(flip.ref, flip.manifest);
-    return current.flatMap((snapshot, i) => (snapshot.exists ? [{ ref: flips[i].ref, previous: snapshot.data() as SourceMapManifest }] : []));
+    return current.flatMap((snapshot, i) => (snapshot.exists ? [{ ref: flips[i].ref, previous: snapshot.data()! }] : []));
   });
   await deleteGenerations(scope, release, replaced);
 }
 
 /** Chunks of replaced generations are unreferenced; failing to delete them only leaks storage. */
-async function deleteGenerations(scope: EnvScope, release: string, replaced: { ref: DocumentReference; previous: SourceMapManifest }[]): Promise<void> {
+async function deleteGenerations(scope: EnvScope, release: string, replaced: { ref: DocumentReference<SourceMapManifest>; previous: SourceMapManifest }[]): Promise<void> {
   if (replaced.length === 0) return;
   try {
     const writer = new BatchWriter(scope);
@@ -162,6 +148,6 @@ function chunkData(snapshot: DocumentSnapshot): Buffer {
 
 /** Every source map of a release (its manifests, no payload): the dashboard's Errors page. */
 export async function listManifests(scope: EnvScope, release: string): Promise<SourceMapManifest[]> {
-  const snapshot = await scope.query(scope.collection(`${RELEASES_COLLECTION}/${releaseDocId(release)}/files`));
-  return snapshot.docs.map((d) => d.data() as SourceMapManifest).sort((a, b) => a.fileUrl.localeCompare(b.fileUrl));
+  const snapshot = await scope.query(manifestsOfRelease(scope, release));
+  return snapshot.docs.map((d) => d.data()).sort((a, b) => a.fileUrl.localeCompare(b.fileUrl));
 }

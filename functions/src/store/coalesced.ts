@@ -1,4 +1,5 @@
-import type { DocumentReference, DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
+import type { DocumentSnapshot, Firestore } from 'firebase-admin/firestore';
+import type { AnyDocumentReference } from './converters';
 import { Rounds } from './rounds';
 
 /**
@@ -8,10 +9,14 @@ import { Rounds } from './rounds';
  * are never shared across requests (docs/benchmarks.md, "Store access").
  */
 
-const reads = new WeakMap<Firestore, Rounds<DocumentReference[], DocumentSnapshot[]>>();
+const reads = new WeakMap<Firestore, Rounds<AnyDocumentReference[], DocumentSnapshot<unknown>[]>>();
 
-/** `db.getAll(refs)`, shared with concurrent callers reading exactly the same documents. */
-export function coalescedGetAll(db: Firestore, refs: DocumentReference[]): Promise<DocumentSnapshot[]> {
+/**
+ * `db.getAll(refs)`, shared with concurrent callers reading exactly the same documents. Callers
+ * may type the same document differently; converters never change data (store/converters.ts),
+ * so a snapshot read through another caller's reference reads the same.
+ */
+export function coalescedGetAll(db: Firestore, refs: AnyDocumentReference[]): Promise<DocumentSnapshot<unknown>[]> {
   let rounds = reads.get(db);
   if (!rounds) {
     rounds = new Rounds(async (items) => {

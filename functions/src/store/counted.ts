@@ -1,4 +1,5 @@
 import type { DocumentReference, DocumentSnapshot, Firestore, Transaction } from 'firebase-admin/firestore';
+import type { AnyDocumentReference, SnapshotsOf } from './converters';
 import { countRoundTrips } from './roundTrips';
 
 /**
@@ -8,13 +9,13 @@ import { countRoundTrips } from './roundTrips';
  */
 
 /** Reads documents in one round trip. */
-export function countedGetAll(db: Firestore, refs: DocumentReference[]): Promise<DocumentSnapshot[]> {
+export async function countedGetAll<Refs extends AnyDocumentReference[]>(db: Firestore, refs: [...Refs]): Promise<SnapshotsOf<Refs>> {
   countRoundTrips();
-  return db.getAll(...refs);
+  return (await db.getAll(...refs)) as SnapshotsOf<Refs>;
 }
 
 /** Reads one document in one round trip. */
-export function countedGet(ref: DocumentReference): Promise<DocumentSnapshot> {
+export function countedGet<T>(ref: DocumentReference<T>): Promise<DocumentSnapshot<T>> {
   countRoundTrips();
   return ref.get();
 }

@@ -11,6 +11,7 @@ import {
   type WriteBatch,
 } from 'firebase-admin/firestore';
 import { coalescedGetAll } from './coalesced';
+import type { AnyDocumentReference, SnapshotsOf } from './converters';
 import type { Env } from './env';
 import { countedTransaction } from './counted';
 import { countDocumentsRead, countRoundTrips } from './roundTrips';
@@ -24,10 +25,10 @@ export type CrossPartitionLedger = 'pendingErasures';
  * key's document, re-read so that revocation and archiving take effect on the very next
  * request. On a warm instance it rides along with the request's first read (one `getAll`).
  */
-export interface KeyGate {
-  readonly ref: DocumentReference;
+export interface KeyGate<KeyDocument = unknown> {
+  readonly ref: DocumentReference<KeyDocument>;
   /** Throws the request's refusal (a `DomainError`) when the freshly read key document no longer admits it. */
-  accept(snapshot: DocumentSnapshot): void;
+  accept(snapshot: DocumentSnapshot<KeyDocument>): void;
 }
 
 /**
@@ -40,7 +41,7 @@ export interface KeyGate {
  * key gate is honoured before any data leaves or lands.
  */
 export class EnvScope {
-  private gate: KeyGate | null;
+  private gate: KeyGate<any> | null;
   private verifying: Promise<void> | null = null;
 
   constructor(
@@ -48,7 +49,8 @@ export class EnvScope {
     private readonly db: Firestore,
     readonly projectId: string,
     readonly env: Env,
-    gate: KeyGate | null = null,
+    // Any key document type: the gate reads it and judges it itself.
+    gate: KeyGate<any> | null = null,
   ) {
     if (!PROJECT_ID.is(projectId)) throw new Error(`invalid project id for scope: ${projectId}`);
     this.gate = gate;
@@ -89,19 +91,20 @@ export class EnvScope {
    * Concurrent requests reading exactly the same documents share a read issued after each of
    * them arrived (see coalescedGetAll), so a revoked key is still refused on the next request.
    */
-  async getAll(...refs: DocumentReference[]): Promise<DocumentSnapshot[]> {
+  async getAll<Refs extends AnyDocumentReference[]>(...refs: Refs): Promise<SnapshotsOf<Refs>> {
     if (refs.length === 0) {
       await this.ensureKeyVerified();
-      return [];
+      return [] as SnapshotsOf<Refs>;
     }
     countRoundTrips();
     countDocumentsRead(refs.length);
     const gate = this.gate;
-    if (!gate) return coalescedGetAll(this.db, refs);
+    // Each snapshot reads as its own reference's record type (each ref keeps its converter).
+    if (!gate) return (await coalescedGetAll(this.db, refs)) as SnapshotsOf<Refs>;
     const [keySnapshot, ...rest] = await coalescedGetAll(this.db, [gate.ref, ...refs]);
     gate.accept(keySnapshot);
     this.gate = null;
-    return rest;
+    return rest as SnapshotsOf<Refs>;
   }
 
   /**
@@ -109,24 +112,25 @@ export class EnvScope {
    * reports over many large rollup documents. Not shared with other requests (masks differ); a
    * pending key check runs beside it and must pass before anything is returned.
    */
-  async getAllMasked(refs: DocumentReference[], fieldMask: readonly (string | FieldPath)[]): Promise<DocumentSnapshot[]> {
+  async getAllMasked<T>(refs: DocumentReference<T>[], fieldMask: readonly (string | FieldPath)[]): Promise<DocumentSnapshot<T>[]> {
     if (refs.length === 0) {
       await this.ensureKeyVerified();
       return [];
     }
     countRoundTrips();
     countDocumentsRead(refs.length);
-    const read = fieldMask.length > 0 ? this.db.getAll(...refs, { fieldMask: [...fieldMask] }) : this.db.getAll(...refs);
+    const untyped: AnyDocumentReference[] = refs;
+    const read = fieldMask.length > 0 ? this.db.getAll(...untyped, { fieldMask: [...fieldMask] }) : this.db.getAll(...untyped);
     const [snapshots] = await Promise.all([read, this.ensureKeyVerified()]);
-    return snapshots;
+    return snapshots as DocumentSnapshot<T>[]; // each read through its reference's converter
   }
 
-  async get(ref: DocumentReference): Promise<DocumentSnapshot> {
+  async get<T>(ref: DocumentReference<T>): Promise<DocumentSnapshot<T>> {
     const [snapshot] = await this.getAll(ref);
     return snapshot;
   }
 
-  async query(query: Query): Promise<QuerySnapshot> {
+  async query<T>(query: Query<T>): Promise<QuerySnapshot<T>> {
     await this.ensureKeyVerified();
     countRoundTrips();
     const snapshot = await query.get();

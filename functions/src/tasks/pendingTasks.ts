@@ -1,5 +1,6 @@
 import type { Firestore } from 'firebase-admin/firestore';
 import type { QueueName } from './queue';
+import { storedRecord } from '../store/converters';
 
 /**
  * A task of the in-process queue waiting for its time (a delayed enqueue, or a retry after its
@@ -42,10 +43,12 @@ export class FirestorePendingTaskStore implements PendingTaskStore {
   }
 
   async loadAll(): Promise<PendingTask[]> {
-    const snapshot = await this.db.collection(LOCAL_TASK_COLLECTION).get();
-    return snapshot.docs.map((doc) => doc.data() as PendingTask);
+    const snapshot = await this.db.collection(LOCAL_TASK_COLLECTION).withConverter(pendingTaskConverter).get();
+    return snapshot.docs.map((doc) => doc.data());
   }
 }
 
 /** A document id from a `queue/taskId` key (a `/` would name a sub-collection). */
 const docId = (key: string): string => key.replace(/\//g, ':');
+
+export const pendingTaskConverter = storedRecord<PendingTask>();

@@ -5,6 +5,7 @@
  */
 export type QueueName = 'erasure' | 'identityResolution' | 'webhookFanout' | 'webhookDelivery';
 
+/** @internal every queue, for the test that checks each one's retry configuration */
 export const QUEUE_NAMES: readonly QueueName[] = ['erasure', 'identityResolution', 'webhookFanout', 'webhookDelivery'];
 
 export interface EnqueueOptions {

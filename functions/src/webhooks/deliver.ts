@@ -17,7 +17,9 @@ import {
 } from './deliveryModel';
 import { CLAIM_MARGIN_MS, deliveryPolicy, DISABLE_AFTER_FAILING_MS, RETRY_WINDOW_MS, type DeliveryOverrides, type DeliveryPolicy } from './deliveryPolicy';
 import { disableEndpointForDelivery, endpointRef } from './endpoints';
-import { WEBHOOK_EVENTS, WEBHOOK_RECORD_RETENTION_DAYS, type WebhookEventRecord } from './eventModel';
+import { webhookEventRef } from './outbox';
+import { readAllInTx } from '../store/converters';
+import { WEBHOOK_RECORD_RETENTION_DAYS, type WebhookEventRecord } from './eventModel';
 import { webhookLogs } from './logs';
 import { TEST_EVENT_TYPE, type WebhookEndpointRecord } from './model';
 import { sendSigned, type SendResult } from './sender';
@@ -79,15 +81,15 @@ function dropReason(scope: EnvScope, task: DeliveryTask, event: WebhookEventReco
 export async function deliver(deps: DeliveryDeps, task: DeliveryTask): Promise<DeliveryOutcome> {
   const scope = new EnvScope(deps.db, task.projectId, task.env);
   const deliveryId = deliveryIdOf(task);
-  const [eventSnap, endpointSnap, deliverySnap] = await scope.getAll(scope.doc(WEBHOOK_EVENTS, task.eventId), endpointRef(scope, task.endpointId), deliveryRef(scope, deliveryId));
-  const event = eventSnap.data() as WebhookEventRecord | undefined;
-  const endpoint = endpointSnap.data() as WebhookEndpointRecord | undefined;
+  const [eventSnap, endpointSnap, deliverySnap] = await scope.getAll(webhookEventRef(scope, task.eventId), endpointRef(scope, task.endpointId), deliveryRef(scope, deliveryId));
+  const event = eventSnap.data();
+  const endpoint = endpointSnap.data();
   const drop = dropReason(scope, task, event, endpoint);
   if (drop) {
     webhookLogs.deliveryDropped({ ...task }, drop);
     return 'dropped';
   }
-  const existing = deliverySnap.data() as DeliveryRecord | undefined;
+  const existing = deliverySnap.data();
   if (existing && existing.state !== 'pending') return 'repeated';
   const policy = deliveryPolicy(deps.webhookDelivery);
   if (endpoint!.disabled) {
@@ -179,7 +181,7 @@ function freshRecord(task: DeliveryTask, event: WebhookEventRecord, deliveryId: 
 async function finishWithoutAttempt(scope: EnvScope, deps: DeliveryDeps, task: DeliveryTask, event: WebhookEventRecord, deliveryId: string, now: number): Promise<void> {
   await scope.runTransaction(async (tx) => {
     const snapshot = await tx.get(deliveryRef(scope, deliveryId));
-    const current = (snapshot.data() as DeliveryRecord | undefined) ?? freshRecord(task, event, deliveryId, now);
+    const current = snapshot.data() ?? freshRecord(task, event, deliveryId, now);
     if (current.state !== 'pending') return;
     tx.set(deliveryRef(scope, deliveryId), { ...current, state: 'failed', failure: 'endpoint_disabled', failedAt: now, nextRetryAt: null, inFlight: null, updatedAt: now } satisfies DeliveryRecord);
   });
@@ -206,7 +208,7 @@ async function claimAttempt(scope: EnvScope, deps: DeliveryDeps, policy: Deliver
   const claimed = await scope.runTransaction(async (tx): Promise<Claimed | ClaimRefusal> => {
     const now = deps.clock.now();
     const snapshot = await tx.get(ref);
-    const current = (snapshot.data() as DeliveryRecord | undefined) ?? freshRecord(task, event, deliveryId, now);
+    const current = snapshot.data() ?? freshRecord(task, event, deliveryId, now);
     if (current.state !== 'pending') return 'finished';
     const next: DeliveryRecord = { ...current, inFlight: null, updatedAt: now };
     if (current.inFlight) {
@@ -259,10 +261,10 @@ async function recordOutcome(scope: EnvScope, deps: DeliveryDeps, policy: Delive
     disabled.length = 0;
     failures.length = 0;
     const now = deps.clock.now();
-    const [deliverySnap, endpointSnap] = await tx.getAll(deliveryRef(scope, deliveryId), endpointRef(scope, task.endpointId));
-    const current = deliverySnap.data() as DeliveryRecord | undefined;
+    const [deliverySnap, endpointSnap] = await readAllInTx(tx, deliveryRef(scope, deliveryId), endpointRef(scope, task.endpointId));
+    const current = deliverySnap.data();
     if (!current || current.state !== 'pending' || current.inFlight?.attempt !== attempt.attempt) return 'raced';
-    const endpoint = endpointSnap.data() as WebhookEndpointRecord | undefined;
+    const endpoint = endpointSnap.data();
     const next: DeliveryRecord = { ...current, attempts: [...current.attempts, attempt].slice(-MAX_KEPT_ATTEMPTS), inFlight: null, nextRetryAt: null, updatedAt: now };
     let outcome: Recorded['outcome'];
     if (attempt.error === null) {

@@ -5,6 +5,7 @@ import type { EnvScope } from '../store/scope';
 import type { DeliveryTaskPayload, OutboundEventType } from './eventModel';
 import { deliveryTaskId } from './eventModel';
 import { PROJECT_ID } from '../ids';
+import { storedRecord } from '../store/converters';
 
 /**
  * Delivery records: `projects/{p}/envs/{env}/webhookDeliveries/{deliveryId}`, one per (event,
@@ -107,5 +108,7 @@ export function parseDeliveryTask(payload: Record<string, unknown>): DeliveryTas
 
 export const deliveryIdOf = (task: Pick<DeliveryTask, 'eventId' | 'endpointId' | 'replay'>): string => deliveryTaskId(task.eventId, task.endpointId, task.replay ?? null);
 
-export const deliveryRef = (scope: EnvScope, deliveryId: string) => scope.doc(WEBHOOK_DELIVERIES, deliveryId);
+export const deliveryRef = (scope: EnvScope, deliveryId: string) => scope.doc(WEBHOOK_DELIVERIES, deliveryId).withConverter(deliveryConverter);
+export const deliveriesCollection = (scope: EnvScope) => scope.collection(WEBHOOK_DELIVERIES).withConverter(deliveryConverter);
 
+export const deliveryConverter = storedRecord<DeliveryRecord>();

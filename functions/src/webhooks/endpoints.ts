@@ -10,6 +10,7 @@ import {
   ENDPOINT_COUNT_DOC,
   MAX_ENDPOINTS_PER_PARTITION,
   TEST_EVENT_TYPE,
+  endpointConverter,
   WEBHOOK_ENDPOINTS,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_META,
@@ -71,7 +72,8 @@ export interface EndpointView {
   previousSecret: { generation: number; expiresAt: number } | null;
 }
 
-export const endpointRef = (scope: EnvScope, endpointId: string) => scope.doc(WEBHOOK_ENDPOINTS, endpointId);
+export const endpointRef = (scope: EnvScope, endpointId: string) => scope.doc(WEBHOOK_ENDPOINTS, endpointId).withConverter(endpointConverter);
+export const endpointsCollection = (scope: EnvScope) => scope.collection(WEBHOOK_ENDPOINTS).withConverter(endpointConverter);
 
 function toEndpointView(record: WebhookEndpointRecord, now: number): EndpointView {
   const previous = record.previousSecret && record.previousSecret.expiresAt > now ? record.previousSecret : null;
@@ -279,9 +281,9 @@ function allSecretRefs(record: WebhookEndpointRecord): string[] {
 const isNotFound = (err: unknown): boolean => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 5;
 
 export async function listEndpoints(scope: EnvScope, now: number): Promise<EndpointView[]> {
-  const snapshot = await scope.query(scope.collection(WEBHOOK_ENDPOINTS));
+  const snapshot = await scope.query(endpointsCollection(scope));
   return snapshot.docs
-    .map((doc) => doc.data() as WebhookEndpointRecord)
+    .map((doc) => doc.data())
     .sort((a, b) => a.createdAt - b.createdAt || a.endpointId.localeCompare(b.endpointId))
     .map((record) => toEndpointView(record, now));
 }
@@ -289,7 +291,7 @@ export async function listEndpoints(scope: EnvScope, now: number): Promise<Endpo
 async function readEndpointOrRefusal(tx: Transaction, scope: EnvScope, endpointId: string): Promise<WebhookEndpointRecord | Refusal> {
   const snapshot = await tx.get(endpointRef(scope, endpointId));
   if (!snapshot.exists) return new Refusal(new DomainError('not_found', `No webhook endpoint ${endpointId}.`));
-  return snapshot.data() as WebhookEndpointRecord;
+  return snapshot.data()!;
 }
 
 /** Stops deliveries to the endpoint (kept, with its secrets, until enabled again). */
@@ -349,7 +351,7 @@ export async function rotateEndpointSecret(scope: EnvScope, endpointId: string, 
   if (!before.exists) throw new DomainError('not_found', `No webhook endpoint ${endpointId}.`);
   // The generation is fixed before the secret is written: a concurrent rotation then fails on
   // the check below instead of overwriting this one's reference.
-  const generation = (before.data() as WebhookEndpointRecord).secret.generation + 1;
+  const generation = before.data()!.secret.generation + 1;
   const secret = mintSigningSecret();
   const ref = signingSecretRef(endpointId, generation);
   const rotated = await withNewSecret(deps.secrets, scope.projectId, ref, secret, () =>

@@ -1,6 +1,7 @@
 import type { Timestamp } from 'firebase-admin/firestore';
 import type { Env, WireEnv } from '../store/env';
 import type { TEST_EVENT_TYPE, WebhookEventType } from './model';
+import { storedRecord } from '../store/converters';
 
 /**
  * The outbound-webhook outbox and its delivery tasks: the contract between the side that
@@ -62,3 +63,5 @@ export function deliveryTaskId(eventId: string, endpointId: string, replay: stri
 
 /** Outbox records and delivery records are kept this long (issue 13 §4). */
 export const WEBHOOK_RECORD_RETENTION_DAYS = 30;
+
+export const webhookEventConverter = storedRecord<WebhookEventRecord>();

@@ -3,9 +3,10 @@ import { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
 import { isFanoutPayload } from './dispatch';
 import { deliveryTaskId, WEBHOOK_DELIVERY_QUEUE, type DeliveryTaskPayload, type WebhookEventRecord } from './eventModel';
-import { TEST_EVENT_TYPE, WEBHOOK_ENDPOINTS, type WebhookEndpointRecord } from './model';
+import { TEST_EVENT_TYPE, type WebhookEndpointRecord } from './model';
 import { outboxLogs } from './outboxLogs';
 import { webhookEventRef } from './outbox';
+import { endpointsCollection } from './endpoints';
 
 /**
  * Fan-out: one `webhookDelivery` task per endpoint an event goes to, with the deterministic task
@@ -26,8 +27,8 @@ export function endpointsFor(event: Pick<WebhookEventRecord, 'type' | 'endpointI
 }
 
 export async function listEndpoints(scope: EnvScope): Promise<WebhookEndpointRecord[]> {
-  const snapshot = await scope.query(scope.collection(WEBHOOK_ENDPOINTS));
-  return snapshot.docs.map((d) => d.data() as WebhookEndpointRecord);
+  const snapshot = await scope.query(endpointsCollection(scope));
+  return snapshot.docs.map((d) => d.data());
 }
 
 /** Enqueues the event's deliveries and marks it fanned out. Throws (to be retried) when an enqueue fails. */
@@ -49,7 +50,7 @@ export async function fanOutEvent(scope: EnvScope, tasks: TaskQueue, eventId: st
   const snapshot = await scope.get(webhookEventRef(scope, eventId));
   // Not there: expired by its TTL, or the recording transaction never committed (an id is only ever written with its change).
   if (!snapshot.exists) return 'no_event';
-  const event = snapshot.data() as WebhookEventRecord;
+  const event = snapshot.data()!;
   if (event.fannedOutAt !== null) return 'already_fanned_out';
   await fanOut(scope, tasks, event, await listEndpoints(scope), now);
   return 'fanned_out';

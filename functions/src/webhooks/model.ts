@@ -1,4 +1,5 @@
 import type { Env } from '../store/env';
+import { storedRecord } from '../store/converters';
 
 /**
  * A developer's webhook endpoint at `projects/{p}/envs/{env}/webhookEndpoints/{whep_…}`. It
@@ -61,3 +62,4 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const TEST_EVENT_TYPE = 'webhook.test';
 
+export const endpointConverter = storedRecord<WebhookEndpointRecord>();

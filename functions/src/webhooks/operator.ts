@@ -5,10 +5,11 @@ import { randomToken } from '../ids/random';
 import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import type { EnqueueResult, TaskQueue } from '../tasks/queue';
-import { deliveryIdOf, deliveryRef, WEBHOOK_DELIVERIES, type DeliveryRecord, type DeliveryTask } from './deliveryModel';
-import { endpointRef } from './endpoints';
-import { deliveryTaskId, WEBHOOK_DELIVERY_QUEUE, WEBHOOK_EVENTS, WEBHOOK_RECORD_RETENTION_DAYS, type WebhookEventRecord } from './eventModel';
-import { TEST_EVENT_TYPE, WEBHOOK_ENDPOINTS, type WebhookEndpointRecord } from './model';
+import { deliveriesCollection, deliveryIdOf, deliveryRef, type DeliveryRecord, type DeliveryTask } from './deliveryModel';
+import { endpointRef, endpointsCollection } from './endpoints';
+import { webhookEventRef } from './outbox';
+import { deliveryTaskId, WEBHOOK_DELIVERY_QUEUE, WEBHOOK_RECORD_RETENTION_DAYS, type WebhookEventRecord } from './eventModel';
+import { TEST_EVENT_TYPE, type WebhookEndpointRecord } from './model';
 import { WEBHOOK_EVENT_ID } from '../ids';
 
 /**
@@ -38,7 +39,7 @@ function requireEventId(value: string): string {
 async function readEndpoint(scope: EnvScope, endpointId: string): Promise<WebhookEndpointRecord> {
   const snapshot = await scope.get(endpointRef(scope, endpointId));
   if (!snapshot.exists) throw new DomainError('not_found', `No webhook endpoint ${endpointId}.`);
-  return snapshot.data() as WebhookEndpointRecord;
+  return snapshot.data()!;
 }
 
 function requireEnabled(endpoint: WebhookEndpointRecord): void {
@@ -81,7 +82,7 @@ export async function sendTestEvent(scope: EnvScope, endpointId: string, deps: O
     endpointId,
     expiresAt: Timestamp.fromMillis(deps.now + WEBHOOK_RECORD_RETENTION_DAYS * DAY),
   };
-  const eventRef = scope.doc(WEBHOOK_EVENTS, eventId);
+  const eventRef = webhookEventRef(scope, eventId);
   await eventRef.create(record);
   const task: DeliveryTask = { projectId: scope.projectId, env: scope.env, eventId, endpointId };
   const queued = await enqueueDelivery(deps.tasks, task);
@@ -91,9 +92,9 @@ export async function sendTestEvent(scope: EnvScope, endpointId: string, deps: O
 
 /** Enqueues a new delivery of an event of `scope`: to `endpointId`, or to every enabled endpoint that receives it. */
 export async function replayEvent(scope: EnvScope, eventId: string, endpointId: string | null, deps: OperatorDeliveryDeps): Promise<{ eventId: string; replay: string; deliveries: { endpointId: string; deliveryId: string; task: EnqueueResult }[] }> {
-  const snapshot = await scope.get(scope.doc(WEBHOOK_EVENTS, requireEventId(eventId)));
+  const snapshot = await scope.get(webhookEventRef(scope, requireEventId(eventId)));
   if (!snapshot.exists) throw new DomainError('not_found', `No webhook event ${eventId} in project ${scope.projectId} (${scope.env}).`);
-  const event = snapshot.data() as WebhookEventRecord;
+  const event = snapshot.data()!;
   let targets: WebhookEndpointRecord[];
   if (endpointId) {
     const endpoint = await readEndpoint(scope, endpointId);
@@ -101,8 +102,8 @@ export async function replayEvent(scope: EnvScope, eventId: string, endpointId: 
     if (!receives(endpoint, event)) throw new DomainError('invalid_argument', `Webhook endpoint ${endpointId} does not receive ${event.type} events${event.type === TEST_EVENT_TYPE ? ' of another endpoint' : ''}.`);
     targets = [endpoint];
   } else {
-    const all = await scope.query(scope.collection(WEBHOOK_ENDPOINTS));
-    targets = all.docs.map((d) => d.data() as WebhookEndpointRecord).filter((e) => !e.disabled && receives(e, event));
+    const all = await scope.query(endpointsCollection(scope));
+    targets = all.docs.map((d) => d.data()).filter((e) => !e.disabled && receives(e, event));
     if (targets.length === 0) throw new DomainError('conflict', `No enabled webhook endpoint of project ${scope.projectId} (${scope.env}) receives ${event.type} events.`);
   }
   const replay = randomToken(12);
@@ -117,11 +118,11 @@ export async function replayEvent(scope: EnvScope, eventId: string, endpointId: 
 /** An endpoint's deliveries, newest first (or those of one event). */
 export async function listDeliveries(scope: EnvScope, endpointId: string, eventId: string | null, limit = 50): Promise<DeliveryView[]> {
   await readEndpoint(scope, endpointId);
-  let query = scope.collection(WEBHOOK_DELIVERIES).where('endpointId', '==', endpointId);
+  let query = deliveriesCollection(scope).where('endpointId', '==', endpointId);
   query = eventId ? query.where('eventId', '==', requireEventId(eventId)) : query.orderBy('createdAt', 'desc').limit(limit);
   const snapshot = await scope.query(query);
   return snapshot.docs
-    .map((d) => d.data() as DeliveryRecord)
+    .map((d) => d.data())
     .sort((a, b) => b.createdAt - a.createdAt || a.deliveryId.localeCompare(b.deliveryId))
     .map(toDeliveryView);
 }
@@ -129,5 +130,6 @@ export async function listDeliveries(scope: EnvScope, endpointId: string, eventI
 /** One delivery record, when it exists. */
 export async function readDelivery(scope: EnvScope, deliveryId: string): Promise<DeliveryView | null> {
   const snapshot = await scope.get(deliveryRef(scope, deliveryId));
-  return snapshot.exists ? toDeliveryView(snapshot.data() as DeliveryRecord) : null;
+  const record = snapshot.data();
+  return record ? toDeliveryView(record) : null;
 }

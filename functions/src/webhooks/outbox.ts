@@ -2,7 +2,7 @@ import { Timestamp, type Transaction } from 'firebase-admin/firestore';
 import { DAY } from '../clock';
 import { toWireEnv, type Env } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import { WEBHOOK_EVENTS, WEBHOOK_RECORD_RETENTION_DAYS, type OutboundEventType, type WebhookEventRecord } from './eventModel';
+import { WEBHOOK_EVENTS, WEBHOOK_RECORD_RETENTION_DAYS, webhookEventConverter, type OutboundEventType, type WebhookEventRecord } from './eventModel';
 
 /**
  * The outbox: an event is written in the transaction that made its change (`appendWebhookEvent`),
@@ -10,7 +10,7 @@ import { WEBHOOK_EVENTS, WEBHOOK_RECORD_RETENTION_DAYS, type OutboundEventType, 
  * the fan-out task (fanout.ts) or, when that was lost, by the relay (relay.ts).
  */
 
-export const webhookEventRef = (scope: EnvScope, eventId: string) => scope.doc(WEBHOOK_EVENTS, eventId);
+export const webhookEventRef = (scope: EnvScope, eventId: string) => scope.doc(WEBHOOK_EVENTS, eventId).withConverter(webhookEventConverter);
 
 /** An outbox record for every endpoint of the partition (`endpointId` null), not fanned out yet. */
 export function outboxRecord(

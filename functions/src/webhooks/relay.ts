@@ -1,8 +1,8 @@
 import type { BackgroundDeps } from '../tasks/background';
 import { MINUTE } from '../clock';
-import { isEnv } from '../store/env';
-import { EnvScope } from '../store/scope';
-import { WEBHOOK_EVENTS, type WebhookEventRecord } from './eventModel';
+import { queryAcrossPartitions } from '../store/partitions';
+import type { EnvScope } from '../store/scope';
+import { WEBHOOK_EVENTS, webhookEventConverter } from './eventModel';
 import { fanOut, listEndpoints } from './fanout';
 import type { WebhookEndpointRecord } from './model';
 import { outboxLogs } from './outboxLogs';
@@ -27,25 +27,18 @@ export interface RelayReport {
 
 export async function relayUnfannedEvents(deps: BackgroundDeps): Promise<RelayReport> {
   const now = deps.clock.now();
-  const waiting = await deps.db
-    .collectionGroup(WEBHOOK_EVENTS)
-    .where('fannedOutAt', '==', null)
-    .where('createdAt', '<=', now - RELAY_AFTER_MS)
-    .orderBy('createdAt')
-    .limit(RELAY_LIMIT)
-    .get();
-  const endpointsByPartition = new Map<string, Promise<WebhookEndpointRecord[]>>();
-  const report: RelayReport = { waiting: waiting.size, fannedOut: 0, failed: 0 };
-  for (const doc of waiting.docs) {
-    const [root, projectId, envs, env, collection] = doc.ref.path.split('/');
-    if (root !== 'projects' || envs !== 'envs' || !isEnv(env) || collection !== WEBHOOK_EVENTS) continue;
-    const scope = new EnvScope(deps.db, projectId, env);
-    const event = doc.data() as WebhookEventRecord;
+  const waiting = await queryAcrossPartitions(deps.db, WEBHOOK_EVENTS, webhookEventConverter, (events) =>
+    events.where('fannedOutAt', '==', null).where('createdAt', '<=', now - RELAY_AFTER_MS).orderBy('createdAt').limit(RELAY_LIMIT),
+  );
+  const endpointsByPartition = new Map<EnvScope, Promise<WebhookEndpointRecord[]>>();
+  const report: RelayReport = { waiting: waiting.found, fannedOut: 0, failed: 0 };
+  for (const { scope, doc } of waiting.documents) {
+    const { projectId, env } = scope;
+    const event = doc.data();
     if (event.projectId !== projectId || event.env !== env || event.eventId !== doc.id) continue; // not where its record says: never sent
     try {
-      const key = `${projectId}/${env}`;
-      if (!endpointsByPartition.has(key)) endpointsByPartition.set(key, listEndpoints(scope));
-      await fanOut(scope, deps.tasks, event, await endpointsByPartition.get(key)!, now);
+      if (!endpointsByPartition.has(scope)) endpointsByPartition.set(scope, listEndpoints(scope));
+      await fanOut(scope, deps.tasks, event, await endpointsByPartition.get(scope)!, now);
       report.fannedOut += 1;
     } catch (err) {
       report.failed += 1;

@@ -1,8 +1,8 @@
 import type { BackgroundDeps } from '../tasks/background';
 import type { SecretWriter } from '../secrets/writer';
-import { EnvScope } from '../store/scope';
+import { queryAcrossPartitions } from '../store/partitions';
 import { webhookLogs } from './logs';
-import { WEBHOOK_ENDPOINTS, type WebhookEndpointRecord } from './model';
+import { endpointConverter, WEBHOOK_ENDPOINTS, type WebhookEndpointRecord } from './model';
 
 /**
  * Signing secrets are deleted from the secret store once nothing may sign with them: a previous
@@ -40,21 +40,20 @@ export interface SecretRetirementReport {
  */
 export async function retireExpiredSigningSecrets(deps: Pick<BackgroundDeps, 'db' | 'clock'> & { secretWriter: SecretWriter }): Promise<SecretRetirementReport> {
   const now = deps.clock.now();
-  const due = await deps.db.collectionGroup(WEBHOOK_ENDPOINTS).where(RETIRES_AT, '<=', now).limit(RETIREMENT_PAGE).get();
+  const due = await queryAcrossPartitions(deps.db, WEBHOOK_ENDPOINTS, endpointConverter, (endpoints) => endpoints.where(RETIRES_AT, '<=', now).limit(RETIREMENT_PAGE));
   let retired = 0;
-  for (const doc of due.docs) {
-    const record = doc.data() as WebhookEndpointRecord;
+  for (const { scope, doc } of due.documents) {
+    const record = doc.data();
     const previous = record.previousSecret;
-    const scope = new EnvScope(deps.db, record.projectId, record.env);
-    const ref = scope.doc(WEBHOOK_ENDPOINTS, record.endpointId);
-    // A record is retired in the partition its path names, never one its fields claim.
-    if (ref.path !== doc.ref.path) continue;
+    // A record is retired in the partition its path names, and only when its fields agree.
+    if (record.projectId !== scope.projectId || record.env !== scope.env || record.endpointId !== doc.id) continue;
+    const ref = doc.ref;
     if (previous && !(await retireSigningSecret(deps.secretWriter, record.projectId, record.endpointId, previous.ref))) continue;
     await scope.runTransaction(async (tx) => {
-      const current = (await tx.get(ref)).data() as WebhookEndpointRecord | undefined;
+      const current = (await tx.get(ref)).data();
       if (current && current.previousSecret?.ref === previous?.ref && current.previousSecretRetiresAt != null) tx.update(ref, { [RETIRES_AT]: null });
     });
     retired += 1;
   }
-  return { due: due.size, retired };
+  return { due: due.found, retired };
 }

@@ -36,12 +36,12 @@ export function standardSignatureHeader(secrets: string[], messageId: string, ti
 }
 
 export const SECRET_PREFIX = 'whsec_';
-export const SIGNATURE_HEADER = 'Service-Signature';
-export const WEBHOOK_ID_HEADER = 'Service-Webhook-Id';
-export const ATTEMPT_HEADER = 'Service-Webhook-Attempt';
-export const STANDARD_ID_HEADER = 'webhook-id';
-export const STANDARD_TIMESTAMP_HEADER = 'webhook-timestamp';
-export const STANDARD_SIGNATURE_HEADER = 'webhook-signature';
+const SIGNATURE_HEADER = 'Service-Signature';
+const WEBHOOK_ID_HEADER = 'Service-Webhook-Id';
+const ATTEMPT_HEADER = 'Service-Webhook-Attempt';
+const STANDARD_ID_HEADER = 'webhook-id';
+const STANDARD_TIMESTAMP_HEADER = 'webhook-timestamp';
+const STANDARD_SIGNATURE_HEADER = 'webhook-signature';
 export const USER_AGENT = 'Tessera-Webhooks/1.0';
 
 /** Every header of one attempt: content, ids, the attempt number and both signatures (same timestamp). */

@@ -60,6 +60,7 @@ export const sessionResponseSchema = dataOf({
     },
   },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type SessionInfo = FromSchema<typeof sessionResponseSchema>['data'];
 
 export const signInOptionsResponseSchema = dataOf({ type: 'object', required: ['authEmulator'], additionalProperties: false, properties: { authEmulator: strOrNull } });
@@ -101,6 +102,7 @@ export const overviewResponseSchema = dataOf({
     },
   },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type Overview = FromSchema<typeof overviewResponseSchema>['data'];
 
 // Apps and keys -----------------------------------------------------------------------------
@@ -150,6 +152,7 @@ const keyRowSchema = {
     scopes: { type: 'array', items: str },
   },
 } as const;
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type KeyRow = FromSchema<typeof keyRowSchema>;
 
 const keyActivitySchema = {
@@ -188,6 +191,7 @@ export const appsResponseSchema = dataOf({
     },
   },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type AppRow = FromSchema<typeof appsResponseSchema>['data'][number];
 
 export const createAppResponseSchema = dataOf({
@@ -273,6 +277,7 @@ const customerListRowSchema = {
   },
 } as const;
 export const customerListResponseSchema = dataOf(pageOf(customerListRowSchema));
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type CustomerListPageWire = FromSchema<typeof customerListResponseSchema>['data'];
 
 export const historyQuerySchema = { type: 'object', properties: { cursor: cursorParam } } as const;
@@ -284,6 +289,7 @@ const recentEventSchema = {
   additionalProperties: false,
   properties: { eventId: str, name: str, level: strOrNull, timestamp: unixTimeSchema, appId: str, platform: platformSchema },
 } as const;
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type RecentEventWire = FromSchema<typeof recentEventSchema>;
 
 export const customerAuditResponseSchema = dataOf(pageOf(publicAuditEntrySchema));
@@ -337,6 +343,7 @@ export const customerResponseSchema = dataOf({
     eventsNextCursor: strOrNull,
   },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type CustomerView = FromSchema<typeof customerResponseSchema>['data'];
 
 /** The answer of the dashboard's grant and revoke: the grant, and the audit entry that records it. */
@@ -378,6 +385,7 @@ export const conflictsResponseSchema = dataOf({
     },
   },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type ConflictRow = FromSchema<typeof conflictsResponseSchema>['data'][number];
 
 export const identitySettingsResponseSchema = dataOf({
@@ -386,6 +394,7 @@ export const identitySettingsResponseSchema = dataOf({
   additionalProperties: false,
   properties: { providerConfigured: { type: 'boolean' }, requireVerifiedIdentity: { type: 'boolean' }, subscriptionTransfer: { type: 'string', enum: ['keep', 'transfer'] } },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type IdentitySettings = FromSchema<typeof identitySettingsResponseSchema>['data'];
 
 export const conflictIdParamsSchema = { type: 'object', required: ['conflictId'], properties: { conflictId: anyPathParam } } as const;
@@ -490,6 +499,7 @@ const railsSchema = {
   },
 } as const;
 export const railsResponseSchema = dataOf(railsSchema);
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type RailsView = FromSchema<typeof railsResponseSchema>['data'];
 
 export const setRailResponseSchema = dataOf({ type: 'object', required: ['rails', 'auditEventId'], additionalProperties: false, properties: { rails: railsSchema, auditEventId: AUDIT_EVENT_ID.schema } });
@@ -535,6 +545,7 @@ export const releaseSourceMapsResponseSchema = dataOf({
     properties: { fileUrl: str, fileUrlHash: str, contentHash: str, byteLength: count, uploadedAt: unixTimeSchema, uploadedByKeyId: strOrNull },
   },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type SourceMapInfo = FromSchema<typeof releaseSourceMapsResponseSchema>['data'][number];
 
 // Webhook endpoints -------------------------------------------------------------------------
@@ -591,6 +602,7 @@ const endpointViewSchema = {
     previousSecret: { anyOf: [{ type: 'null' }, { type: 'object', required: ['generation', 'expiresAt'], additionalProperties: false, properties: { generation: count, expiresAt: unixTimeSchema } }] },
   },
 } as const;
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type EndpointViewWire = FromSchema<typeof endpointViewSchema>;
 
 export const webhookEndpointsResponseSchema = dataOf({ type: 'array', items: endpointViewSchema });
@@ -652,6 +664,7 @@ const deliverySchema = {
     createdAt: unixTimeSchema,
   },
 } as const;
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type DeliveryRow = FromSchema<typeof deliverySchema>;
 
 export const deliveriesResponseSchema = dataOf({ type: 'array', items: deliverySchema });

@@ -17,7 +17,6 @@ export const customerIdParamsSchema = {
 export type CustomerIdParams = FromSchema<typeof customerIdParamsSchema>;
 
 const grantDurationSchema = { type: 'string', enum: ['P30D', 'P90D', 'P1Y', 'lifetime'] } as const;
-export type GrantDuration = FromSchema<typeof grantDurationSchema>;
 
 /** `POST /v1/server/customers/{customerId}/grant` (and the dashboard's grant: same body and rules). */
 export const grantBodySchema = {

@@ -15,7 +15,10 @@ export function isResponseMap(response: ResponseSchemas): response is { readonly
   return keys.length > 0 && keys.every((key) => /^[2-5][0-9]{2}$/.test(key));
 }
 
-/** The response schema of one status, or undefined when the route declares none for it. */
+/**
+ * The response schema of one status, or undefined when the route declares none for it.
+ * @internal the tests' response check (test/support/responseCheck.ts) reads it; nothing deployed does.
+ */
 export function responseSchemaFor(response: ResponseSchemas | undefined, status: number): JsonSchema | undefined {
   if (response === undefined) return undefined;
   if (isResponseMap(response)) return response[status];

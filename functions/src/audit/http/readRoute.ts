@@ -1,7 +1,6 @@
 import { invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
 import { auditRef } from '../append';
-import type { AuditEntry } from '../model';
 import { toPublicAuditEntry } from '../publicShape';
 import { AUDIT_EVENT_ID } from '../../ids';
 import { auditEntryResponseSchema, auditEventParamsSchema, type AuditEntryResponse, type AuditEventParams } from '../../wire/entitlements';
@@ -25,7 +24,7 @@ export const auditReadRoute = route<unknown, Record<string, string>, AuditEventP
     const unknown = invalidParam(`No audit entry ${JSON.stringify(eventId.slice(0, 200))} in this project and environment.`);
     if (!AUDIT_EVENT_ID.is(eventId)) throw unknown;
     const snapshot = await ctx.scope.get(auditRef(ctx.scope, eventId));
-    const entry = snapshot.exists ? (snapshot.data() as AuditEntry) : null;
+    const entry = snapshot.data() ?? null;
     // The path already partitions; the stamp is checked as well so a misfiled entry never leaks.
     if (!entry || entry.projectId !== ctx.scope.projectId || entry.env !== ctx.scope.env) throw unknown;
     return { body: { object: 'audit_entry', data: toPublicAuditEntry(entry) } };

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { keepSeparate, listConflicts, mergeConflict } from '../../identity/conflicts';
+import { conflictPartition, keepSeparate, listConflicts, mergeConflict } from '../../identity/conflicts';
 import { inspectCustomer, type CustomerLookup } from '../../identity/inspect';
 import { setIdentityPolicy, setIdentityProvider } from '../../identity/providerSetup';
 import { setTransferBehavior, TRANSFER_BEHAVIORS } from '../../identity/transferPolicy';
 import { ENVS } from '../../store/env';
+import { EnvScope } from '../../store/scope';
 import { optionalString, requireOneOf, requireString, type Command } from '../command';
 import { OperatorError } from '../operatorError';
 import { CUSTOMER_ID } from '../../ids';
@@ -61,7 +62,7 @@ export const identityCommands: Command[] = [
     summary: '--project ID --env test|live   (open identity merge conflicts)',
     options: { project: { type: 'string' }, env: { type: 'string' } },
     async run(values, { db }) {
-      const conflicts = await listConflicts(db, requireString(values, 'project'), requireOneOf(values, 'env', ENVS));
+      const conflicts = await listConflicts(new EnvScope(db, requireString(values, 'project'), requireOneOf(values, 'env', ENVS)));
       return { conflicts };
     },
   },
@@ -74,7 +75,9 @@ export const identityCommands: Command[] = [
       const merge = values.merge === true;
       const keep = values['keep-separate'] === true;
       if (merge === keep) throw new OperatorError('invalid_argument', 'Give exactly one of --merge or --keep-separate.');
-      return merge ? mergeConflict(db, id, clock.now()) : keepSeparate(db, id, clock.now());
+      const { projectId, env } = conflictPartition(id);
+      const scope = new EnvScope(db, projectId, env);
+      return merge ? mergeConflict(scope, id, clock.now()) : keepSeparate(scope, id, clock.now());
     },
   },
   {
@@ -93,7 +96,7 @@ export const identityCommands: Command[] = [
       if (userId !== undefined) given.push({ kind: 'developer', id: userId });
       if (anonymousId !== undefined) given.push({ kind: 'anonymous', id: anonymousId });
       if (given.length !== 1) throw new OperatorError('invalid_argument', 'Give exactly one of --customer, --user-id or --anonymous-id.');
-      return inspectCustomer(db, requireString(values, 'project'), requireOneOf(values, 'env', ENVS), given[0], clock.now());
+      return inspectCustomer(new EnvScope(db, requireString(values, 'project'), requireOneOf(values, 'env', ENVS)), given[0], clock.now());
     },
   },
 ];

@@ -4,7 +4,10 @@ import type { MutationOutcome } from '../manualGrants';
 import { grantToPublic } from '../publicShape';
 import { entitlementLogs } from '../logs';
 
-/** Names the audit entry a grant or revoke wrote (readable at `GET /v1/server/audit/{eventId}`). */
+/**
+ * Names the audit entry a grant or revoke wrote (readable at `GET /v1/server/audit/{eventId}`).
+ * @internal exported for the dashboard's browser test, which reads it
+ */
 export const AUDIT_EVENT_HEADER = 'X-Service-Audit-Event-Id';
 
 /**

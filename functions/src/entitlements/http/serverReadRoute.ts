@@ -3,7 +3,7 @@ import { customerRef } from '../../customers/refs';
 import type { EnvScope } from '../../store/scope';
 import { customerIdParamsSchema, serverEntitlementsResponseSchema, type CustomerIdParams, type ServerEntitlementsResponse } from '../../wire/entitlements';
 import { requireKnownCustomer } from '../customerIds';
-import type { ProjectionDoc, PublicEntitlement } from '../model';
+import type { PublicEntitlement } from '../model';
 import { projectionRef } from '../projection';
 import { toPublicEntitlements } from '../publicShape';
 
@@ -17,7 +17,7 @@ import { toPublicEntitlements } from '../publicShape';
 export async function readKnownCustomerEntitlements(scope: EnvScope, customerId: string, now: number): Promise<PublicEntitlement[]> {
   const [customer, projection] = await scope.getAll(customerRef(scope, customerId), projectionRef(scope, customerId));
   requireKnownCustomer(customer, customerId);
-  return toPublicEntitlements(projection.exists ? (projection.data() as ProjectionDoc) : null, now);
+  return toPublicEntitlements(projection.data() ?? null, now);
 }
 
 export const serverEntitlementsRoute = route<unknown, Record<string, string>, CustomerIdParams, ServerEntitlementsResponse>({

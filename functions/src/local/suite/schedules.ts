@@ -9,10 +9,6 @@
 export const WORKER_FUNCTIONS = { retention: 'retentionWorker', webhooks: 'webhookWorker' } as const;
 export type WorkerName = keyof typeof WORKER_FUNCTIONS;
 
-export function isWorkerName(value: string): value is WorkerName {
-  return Object.hasOwn(WORKER_FUNCTIONS, value);
-}
-
 /**
  * The emulator's key of a scheduled function: `<region>-<name>-<generation>` (the generation
  * grows when the emulator reloads the functions). Read from the emulator's own list of

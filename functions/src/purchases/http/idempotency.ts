@@ -5,6 +5,7 @@ import { DomainError } from '../../errors/domain';
 import { ApiError, invalidParam } from '../../http/errors';
 import type { Reply, RequestContext } from '../../http/route';
 import { countedGet, countedWrite } from '../../store/counted';
+import { storedRecord } from '../../store/converters';
 
 /**
  * `Idempotency-Key` on purchase sync. One document per key under the key's partition,
@@ -37,6 +38,8 @@ interface IdempotencyRecord {
   expiresAt: Timestamp;
 }
 
+const idempotencyConverter = storedRecord<IdempotencyRecord>();
+
 const ALREADY_EXISTS = 6;
 const FAILED_PRECONDITION = 9;
 
@@ -48,7 +51,7 @@ export async function withIdempotency<Response>(ctx: RequestContext<unknown, unk
   const key = ctx.header('idempotency-key');
   if (key === undefined) return run();
   if (!KEY_PATTERN.test(key)) throw invalidParam('Idempotency-Key must be 1–255 printable ASCII characters.');
-  const ref = ctx.scope.doc(IDEMPOTENCY, sha256(`${route}\n${key}`));
+  const ref = ctx.scope.doc(IDEMPOTENCY, sha256(`${route}\n${key}`)).withConverter(idempotencyConverter);
   const requestHash = sha256(canonicalJson(ctx.body));
 
   const [existing] = await ctx.scope.getAll(ref);
@@ -73,10 +76,10 @@ export async function withIdempotency<Response>(ctx: RequestContext<unknown, unk
 
 type ClaimOutcome = { writeTime: Timestamp } | { reply: Reply };
 
-async function claimOrAnswer(ctx: RequestContext<unknown, unknown, unknown, unknown>, ref: DocumentReference, snapshot: DocumentSnapshot, route: string, requestHash: string): Promise<ClaimOutcome> {
+async function claimOrAnswer(ctx: RequestContext<unknown, unknown, unknown, unknown>, ref: DocumentReference<IdempotencyRecord>, snapshot: DocumentSnapshot<IdempotencyRecord>, route: string, requestHash: string): Promise<ClaimOutcome> {
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const now = ctx.deps.clock.now();
-    const record = snapshot.exists ? (snapshot.data() as IdempotencyRecord) : null;
+    const record = snapshot.data() ?? null;
     const live = record !== null && record.createdAt + IDEMPOTENCY_TTL_MS > now;
     if (record && live) {
       if (record.requestHash !== requestHash || record.route !== route) {
@@ -120,7 +123,7 @@ function inProgress(retryAfterMs: number): DomainError<'rate_limited'> {
   });
 }
 
-async function release(ctx: RequestContext<unknown, unknown, unknown, unknown>, ref: DocumentReference, writeTime: Timestamp): Promise<void> {
+async function release(ctx: RequestContext<unknown, unknown, unknown, unknown>, ref: DocumentReference<IdempotencyRecord>, writeTime: Timestamp): Promise<void> {
   await countedWrite(() => ref.delete({ lastUpdateTime: writeTime })).catch(ignorePrecondition);
 }
 

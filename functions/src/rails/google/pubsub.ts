@@ -19,12 +19,6 @@ export interface DeveloperNotification {
   testNotification?: { version?: string };
 }
 
-/** Null when the body is not a push of a developer notification. */
-export function parsePush(body: unknown): PushEnvelope | null {
-  const read = readPush(body);
-  return 'push' in read ? read.push : null;
-}
-
 /** The push, or why it cannot be used (with its message id when that is usable). */
 export function readPush(body: unknown): { push: PushEnvelope } | { problem: string; messageId: string | null } {
   const message = (body as { message?: unknown } | null)?.message as { data?: unknown; messageId?: unknown; message_id?: unknown } | undefined;

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { appendAudit, auditRef } from '../../audit/append';
-import type { AuditEntry } from '../../audit/model';
 import type { CatalogRail } from '../../wire/vocabulary';
 import { getAllInTx } from '../../entitlements/projection';
 import { ApiError } from '../../http/errors';
@@ -72,7 +71,7 @@ export async function auditVerifiedRejection(rejection: VerifiedRejection): Prom
   return scope.runTransaction(async (tx) => {
     const [existing] = await getAllInTx(tx, scope, [auditRef(scope, eventId)]);
     if (existing.exists) {
-      const entry = existing.data() as AuditEntry;
+      const entry = existing.data()!;
       return { duplicate: true, decision: entry.decision, reason: entry.reason, customerId: entry.customerId, fromState: entry.fromState, toState: entry.toState, projection: null, webhookEventIds: [] };
     }
     const reason = truncateText(rejection.reason, 300);

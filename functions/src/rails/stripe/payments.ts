@@ -1,5 +1,6 @@
 import type { Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../../store/scope';
+import { storedRecord } from '../../store/converters';
 
 /**
  * `stripePayments/{in_…|pi_…|ch_…}` → the subscription a payment paid for, recorded from
@@ -13,13 +14,16 @@ interface PaymentLink {
   updatedAt: number;
 }
 
+const paymentLinkConverter = storedRecord<PaymentLink>();
+const paymentLinkRef = (scope: EnvScope, ref: string) => scope.doc(STRIPE_PAYMENTS, ref).withConverter(paymentLinkConverter);
+
 const SAFE_REF = /^[A-Za-z0-9_]{3,200}$/;
 
 export function recordPaymentLinks(tx: Transaction, scope: EnvScope, refs: string[], subscriptionId: string, now: number): void {
   for (const ref of refs) {
     if (!SAFE_REF.test(ref)) continue;
     const link: PaymentLink = { subscriptionId, updatedAt: now };
-    tx.set(scope.doc(STRIPE_PAYMENTS, ref), link);
+    tx.set(paymentLinkRef(scope, ref), link);
   }
 }
 
@@ -27,7 +31,6 @@ export function recordPaymentLinks(tx: Transaction, scope: EnvScope, refs: strin
 export async function subscriptionForPayment(scope: EnvScope, refs: string[]): Promise<string | null> {
   const usable = refs.filter((ref) => SAFE_REF.test(ref));
   if (usable.length === 0) return null;
-  const snapshots = await scope.getAll(...usable.map((ref) => scope.doc(STRIPE_PAYMENTS, ref)));
-  const found = snapshots.find((snapshot) => snapshot.exists);
-  return found ? (found.data() as PaymentLink).subscriptionId : null;
+  const snapshots = await scope.getAll(...usable.map((ref) => paymentLinkRef(scope, ref)));
+  return snapshots.find((snapshot) => snapshot.exists)?.data()?.subscriptionId ?? null;
 }

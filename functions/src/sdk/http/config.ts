@@ -1,6 +1,7 @@
 import { route } from '../../http/route';
 import { DEFAULT_SURFACE, parseSdkVersion, SDK_VERSIONS } from '../surfaces';
 import { configResponseSchema, type ConfigResponse } from '../../wire/sdk';
+import { storedRecord } from '../../store/converters';
 
 /** Optional per-project, per-environment overrides at `projects/{p}/envs/{env}/settings/sdk`. */
 interface SdkSettings {
@@ -9,6 +10,8 @@ interface SdkSettings {
   verifyContractsAtBoot?: boolean | null;
   errorNoiseDenyList?: Record<string, unknown>;
 }
+
+const sdkSettingsConverter = storedRecord<SdkSettings>();
 
 /** Drop-at-source patterns for well-known browser and runtime noise (versioned). */
 export const DEFAULT_ERROR_NOISE_DENY_LIST = {
@@ -33,8 +36,8 @@ export const configRoute = route<unknown, Record<string, string>, Record<string,
   cacheControl: 'public, max-age=60',
   handler: async (ctx) => {
     const { auth, scope } = ctx;
-    const snapshot = await scope.get(scope.doc('settings', 'sdk'));
-    const settings = (snapshot.exists ? snapshot.data() : {}) as SdkSettings;
+    const snapshot = await scope.get(scope.doc('settings', 'sdk').withConverter(sdkSettingsConverter));
+    const settings = snapshot.data() ?? {};
     const surface = parseSdkVersion(ctx.header('service-sdk-version'))?.surface ?? DEFAULT_SURFACE[auth.platform];
     return {
       headers: { Vary: CONFIG_VARY },

@@ -1,3 +1,6 @@
+import { storedRecord } from '../converters';
+import type { EnvScope } from '../scope';
+
 /**
  * Error groups, one per fingerprint (events/fingerprint.ts), under the partition:
  *
@@ -53,3 +56,10 @@ export interface ErrorGroupShard {
 
 export const groupShardId = (fingerprint: string, shard: number): string => `${fingerprint}_${shard}`;
 export const groupCustomerId = (fingerprint: string, customerId: string): string => `${fingerprint}_${customerId}`;
+export const errorGroupConverter = storedRecord<ErrorGroupDoc>();
+export const errorGroupShardConverter = storedRecord<ErrorGroupShard>();
+
+/** Typed references of the error groups and their count shards, inside the caller's partition. */
+export const errorGroupRef = (scope: EnvScope, fingerprint: string) => scope.doc(ERROR_GROUPS, fingerprint).withConverter(errorGroupConverter);
+export const errorGroupsCollection = (scope: EnvScope) => scope.collection(ERROR_GROUPS).withConverter(errorGroupConverter);
+export const errorGroupShardRef = (scope: EnvScope, fingerprint: string, shard: number) => scope.doc(ERROR_GROUP_SHARDS, groupShardId(fingerprint, shard)).withConverter(errorGroupShardConverter);

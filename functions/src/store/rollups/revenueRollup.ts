@@ -5,6 +5,7 @@ import { endHourOf, hourOf } from './periods';
 import { monthlyAmount, type RevenueFact } from './revenueFacts';
 import { seriesKey, writeRollupDeltas, type RollupDelta } from './rollupWrite';
 import { shardOf } from './shards';
+import { storedRecord } from '../converters';
 
 /**
  * Revenue rollups, written in the rail decision's transaction (rails/decision.ts):
@@ -34,6 +35,20 @@ interface PaymentClaim {
   mrrEndedAt: number | null;
 }
 
+interface RefundClaim {
+  rail: string;
+  refundId: string;
+  paymentId: string | null;
+  amount: number;
+  currency: string;
+  at: number;
+}
+
+type RevenueClaim = PaymentClaim | RefundClaim;
+const revenueClaimConverter = storedRecord<RevenueClaim>();
+const isPaymentClaim = (claim: RevenueClaim): claim is PaymentClaim => !('refundId' in claim);
+const claimRef = (scope: EnvScope, id: string) => scope.doc(REVENUE_CLAIMS, id).withConverter(revenueClaimConverter);
+
 const claimId = (rail: string, id: string): string => `${rail}:${id}`;
 const refundClaimId = (rail: string, id: string): string => `${rail}:refund:${id}`;
 
@@ -41,18 +56,18 @@ const refundClaimId = (rail: string, id: string): string => `${rail}:refund:${id
 const usableId = (id: string): boolean => /^[A-Za-z0-9_.:-]{1,300}$/.test(id) && !/^__.*__$/.test(id);
 
 /** The claim documents the transaction reads for `fact` (with its other reads, in one getAll). */
-export function revenueClaimRefs(scope: EnvScope, fact: RevenueFact | null | undefined): DocumentReference[] {
+export function revenueClaimRefs(scope: EnvScope, fact: RevenueFact | null | undefined): DocumentReference<RevenueClaim>[] {
   if (!fact) return [];
-  if (fact.kind === 'payment') return usableId(fact.paymentId) ? [scope.doc(REVENUE_CLAIMS, claimId(fact.rail, fact.paymentId))] : [];
+  if (fact.kind === 'payment') return usableId(fact.paymentId) ? [claimRef(scope, claimId(fact.rail, fact.paymentId))] : [];
   if (!usableId(fact.refundId)) return [];
-  return [scope.doc(REVENUE_CLAIMS, refundClaimId(fact.rail, fact.refundId)), ...fact.paymentIds.filter(usableId).map((id) => scope.doc(REVENUE_CLAIMS, claimId(fact.rail, id)))];
+  return [claimRef(scope, refundClaimId(fact.rail, fact.refundId)), ...fact.paymentIds.filter(usableId).map((id) => claimRef(scope, claimId(fact.rail, id)))];
 }
 
 /**
  * Writes the fact's claim and rollup deltas unless its claim exists (a repeated delivery).
  * `claims` are the snapshots of `revenueClaimRefs`, in order; every read is done before.
  */
-export function recordRevenue(tx: Transaction, scope: EnvScope, fact: RevenueFact | null | undefined, claims: readonly DocumentSnapshot[]): void {
+export function recordRevenue(tx: Transaction, scope: EnvScope, fact: RevenueFact | null | undefined, claims: readonly DocumentSnapshot<RevenueClaim>[]): void {
   if (!fact || claims.length === 0 || claims[0].exists) return;
   if (fact.kind === 'payment') {
     if (fact.amount <= 0) return;
@@ -70,7 +85,7 @@ export function recordRevenue(tx: Transaction, scope: EnvScope, fact: RevenueFac
     };
     tx.create(claims[0].ref, claim);
     for (const alias of fact.aliases ?? []) {
-      if (alias !== fact.paymentId && usableId(alias)) tx.set(scope.doc(REVENUE_CLAIMS, claimId(fact.rail, alias)), claim);
+      if (alias !== fact.paymentId && usableId(alias)) tx.set(claimRef(scope, claimId(fact.rail, alias)), claim);
     }
     const deltas: RollupDelta[] = [{ metric: METRIC.gross, series: seriesKey(fact.currency, fact.rail), hour: hourOf(fact.at), amount: fact.amount, running: false }];
     if (monthly > 0) {
@@ -82,12 +97,15 @@ export function recordRevenue(tx: Transaction, scope: EnvScope, fact: RevenueFac
     return;
   }
 
+  // The claims after the refund's own are payment claims (revenueClaimRefs).
   const paymentSnap = claims.slice(1).find((snap) => snap.exists) ?? null;
-  const payment = paymentSnap ? (paymentSnap.data() as PaymentClaim) : null;
+  const found = paymentSnap?.data();
+  const payment = found && isPaymentClaim(found) ? found : null;
   const currency = fact.currency ?? payment?.currency ?? null;
   const amount = fact.amount ?? payment?.amount ?? null;
   if (!currency || amount === null || amount <= 0) return;
-  tx.create(claims[0].ref, { rail: fact.rail, refundId: fact.refundId, paymentId: payment?.paymentId ?? null, amount, currency, at: fact.at });
+  const refund: RefundClaim = { rail: fact.rail, refundId: fact.refundId, paymentId: payment?.paymentId ?? null, amount, currency, at: fact.at };
+  tx.create(claims[0].ref, refund);
   const deltas: RollupDelta[] = [{ metric: METRIC.refunds, series: seriesKey(currency, fact.rail), hour: hourOf(fact.at), amount, running: false }];
   if (payment && paymentSnap) {
     const refunded = payment.refunded + amount;
