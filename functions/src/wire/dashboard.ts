@@ -200,6 +200,7 @@ export const createAppResponseSchema = dataOf({
   additionalProperties: false,
   properties: { appId: str, name: str, platform: platformSchema, auditEventId: auditEventIdOrNull },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type CreatedApp = FromSchema<typeof createAppResponseSchema>['data'];
 
 /** A key minted by a change: its plaintext is in this answer only (never stored, never shown again). */
@@ -211,6 +212,7 @@ export const createKeysResponseSchema = dataOf({
   additionalProperties: false,
   properties: { publishable: mintedKeySchema, secret: mintedKeySchema, auditEventId },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type CreatedKeys = FromSchema<typeof createKeysResponseSchema>['data'];
 
 export const rotateKeyResponseSchema = dataOf({
@@ -219,6 +221,7 @@ export const rotateKeyResponseSchema = dataOf({
   additionalProperties: false,
   properties: { newKey: mintedKeySchema, oldKeyId: KEY_ID.schema, oldKeyExpiresAt: unixTimeSchema, auditEventId },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type RotatedKey = FromSchema<typeof rotateKeyResponseSchema>['data'];
 
 export const revokeKeyResponseSchema = dataOf({
@@ -227,6 +230,7 @@ export const revokeKeyResponseSchema = dataOf({
   additionalProperties: false,
   properties: { keyId: KEY_ID.schema, revokedAt: unixTimeSchema, auditEventId },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type RevokedKey = FromSchema<typeof revokeKeyResponseSchema>['data'];
 
 // Customers ---------------------------------------------------------------------------------
@@ -353,6 +357,7 @@ export const grantChangeResponseSchema = dataOf({
   additionalProperties: false,
   properties: { grant: grantRowSchema, auditEventId: AUDIT_EVENT_ID.schema, decision: { type: 'string', enum: ['applied', 'no_op', 'rejected'] } },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type GrantChange = FromSchema<typeof grantChangeResponseSchema>['data'];
 
 /** Erasure asks the operator to type the customer id again (the page's confirmation). */
@@ -366,6 +371,7 @@ export const eraseResponseSchema = dataOf({
   additionalProperties: false,
   properties: { customerId: { anyOf: [{ type: 'null' }, CUSTOMER_ID.schema] }, queuedAt: unixTimeSchema },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type ErasureQueued = FromSchema<typeof eraseResponseSchema>['data'];
 
 // Conflicts ---------------------------------------------------------------------------------
@@ -418,6 +424,7 @@ export const resolveConflictResponseSchema = dataOf({
     auditEventId: auditEventIdOrNull,
   },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type ConflictResolution = FromSchema<typeof resolveConflictResponseSchema>['data'];
 
 // Rails -------------------------------------------------------------------------------------
@@ -614,6 +621,7 @@ export const createEndpointResponseSchema = dataOf({
   additionalProperties: false,
   properties: { endpoint: endpointViewSchema, secret: str, auditEventId },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type CreatedEndpoint = FromSchema<typeof createEndpointResponseSchema>['data'];
 
 /** The answer of update, disable and enable: the endpoint as it now is. */
@@ -623,6 +631,7 @@ export const endpointChangeResponseSchema = dataOf({
   additionalProperties: false,
   properties: { endpoint: endpointViewSchema, auditEventId },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type EndpointChange = FromSchema<typeof endpointChangeResponseSchema>['data'];
 
 /** `secretsNotRemoved`: the secret references the secret store could not delete (named so the operator can remove them by hand). */
@@ -632,6 +641,7 @@ export const deleteEndpointResponseSchema = dataOf({
   additionalProperties: false,
   properties: { endpointId: str, deleted: { const: true }, auditEventId, secretsRemoved: count, secretsNotRemoved: { type: 'array', items: str } },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type DeletedEndpoint = FromSchema<typeof deleteEndpointResponseSchema>['data'];
 
 export const rotateSecretResponseSchema = dataOf({
@@ -640,6 +650,7 @@ export const rotateSecretResponseSchema = dataOf({
   additionalProperties: false,
   properties: { endpoint: endpointViewSchema, secret: str, previousSecretExpiresAt: unixTimeSchema, auditEventId },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type RotatedSecret = FromSchema<typeof rotateSecretResponseSchema>['data'];
 
 const deliverySchema = {
@@ -675,6 +686,7 @@ export const testEventResponseSchema = dataOf({
   additionalProperties: false,
   properties: { eventId: WEBHOOK_EVENT_ID.schema, endpointId: str, deliveryId: str, auditEventId: AUDIT_EVENT_ID.schema },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type TestEventSent = FromSchema<typeof testEventResponseSchema>['data'];
 
 export const replayResponseSchema = dataOf({
@@ -688,4 +700,5 @@ export const replayResponseSchema = dataOf({
     auditEventId: AUDIT_EVENT_ID.schema,
   },
 });
+/** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type ReplayQueued = FromSchema<typeof replayResponseSchema>['data'];
