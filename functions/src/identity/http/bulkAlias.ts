@@ -1,4 +1,4 @@
-import { ApiError, asApiError, invalidParam } from '../../http/errors';
+import { asApiError, invalidParam } from '../../http/errors';
 import { route } from '../../http/route';
 import { compileSchema } from '../../http/validation';
 import type { EnvScope } from '../../store/scope';
@@ -31,7 +31,7 @@ async function aliasRow(scope: EnvScope, row: unknown, index: number, now: numbe
     return { index, serviceCustomerId: result.customerId!, mergePending: result.mergePending };
   } catch (err) {
     if (err instanceof VerifiedIdentityRequired) return { index, error: { code: 'identity_token_invalid', message: VERIFIED_IDENTITY_REQUIRED } };
-    const error = err instanceof ApiError ? err : asApiError(err);
+    const error = asApiError(err);
     return { index, error: { code: error.code, message: error.message } };
   }
 }
