@@ -89,7 +89,7 @@ export const bulkAliasBodySchema = {
       'x-missing-when-empty': true,
       'x-code': { empty: 'missing_required_param', minItems: 'missing_required_param' },
       'x-message': { empty: LINKS_REQUIRED, minItems: LINKS_REQUIRED },
-      'x-invalid': { type: 'must be an array of 1–1000 rows', maxItems: `at most ${MAX_ALIAS_ROWS} rows per request` },
+      'x-invalid': { type: `must be an array of 1–${MAX_ALIAS_ROWS} rows`, maxItems: `at most ${MAX_ALIAS_ROWS} rows per request` },
     },
   },
   'x-code': { required: 'missing_required_param' },

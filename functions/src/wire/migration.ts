@@ -18,7 +18,7 @@ export const migrationBodySchema = {
       'x-missing-when-empty': true,
       'x-code': { empty: 'missing_required_param', minItems: 'missing_required_param' },
       'x-message': { empty: USERS_REQUIRED, minItems: USERS_REQUIRED },
-      'x-invalid': { type: 'must be an array of 1 to 1000 rows', maxItems: `at most ${MAX_MIGRATION_ROWS} rows per request` },
+      'x-invalid': { type: `must be an array of 1 to ${MAX_MIGRATION_ROWS} rows`, maxItems: `at most ${MAX_MIGRATION_ROWS} rows per request` },
     },
   },
   'x-code': { required: 'missing_required_param' },
