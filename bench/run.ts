@@ -5,7 +5,7 @@ import { resetStore } from '#functions/local/clearStore';
 import { coldStartFigures, type LoadFigure } from './coldStart';
 import { drive, roundTripsOf, type LoadResult } from './load';
 import { drivePaced, drivePacedOperation } from './paced';
-import type { ScenarioTarget } from './scenario';
+import type { Scenario, ScenarioTarget } from './scenario';
 import { startBenchServer, type BenchServer } from './serverProcess';
 
 /**
@@ -13,7 +13,8 @@ import { startBenchServer, type BenchServer } from './serverProcess';
  * process (bench/server.ts: every endpoint group, and the bare HTTP floor), then drives each
  * scenario with autocannon or paced clients from this process, and prints requests/s, p50/p99
  * latency, store round trips per request (warm instance), the server's CPU milliseconds per
- * request (`process.cpuUsage` of the server process over the load), the added latency over a
+ * request (`process.cpuUsage` of the server process over the load), the task worker's CPU per
+ * task it was given (bench/taskWorker.ts: the background work, over the load and its drain), the added latency over a
  * store-only floor doing the same store work in the same run, and per endpoint group the
  * cold-start module load time and resident memory beside a floor.
  * BENCH_SECONDS (default 5) sets each scenario's length; BENCH_ONLY=text runs the scenarios
@@ -76,8 +77,19 @@ async function main(): Promise<void> {
     const targetRows: string[] = [];
     const latencies = new Map<string, { server?: LoadResult; floor?: LoadResult }>();
     const cpuPairs = new Map<string, { server?: number; floor?: number }>();
-    const line = (name: string, r: LoadResult, trips: string, cpuMs: string, backlogSeconds: number) =>
-      `| ${name} | ${Math.round(r.requestsPerSec)} | ${r.p50} | ${r.p99} | ${r.total - r.non2xx}/${r.total} | ${trips} | ${cpuMs} | ${backlogSeconds.toFixed(1)} |`;
+    const line = (name: string, r: LoadResult, trips: string, cpuMs: string, worker: string, backlogSeconds: number) =>
+      `| ${name} | ${Math.round(r.requestsPerSec)} | ${r.p50} | ${r.p99} | ${r.total - r.non2xx}/${r.total} | ${trips} | ${cpuMs} | ${worker} | ${backlogSeconds.toFixed(1)} |`;
+    /** The task worker's CPU per task it was given over a load and the drain after it (the background work the load caused). */
+    const backgroundOf = async <T>(run: () => Promise<T>): Promise<{ value: T; backlog: number; worker: string }> => {
+      const [cpuBefore, tasksBefore] = [await bench.workerCpuMs(), await bench.tasksEnqueued()];
+      const value = await run();
+      const backlog = await bench.drain();
+      const [cpuAfter, tasksAfter] = [await bench.workerCpuMs(), await bench.tasksEnqueued()];
+      const given = Object.entries(tasksAfter).map(([queue, n]) => [queue, n - (tasksBefore[queue] ?? 0)] as const).filter(([, n]) => n > 0);
+      const tasks = given.reduce((sum, [, n]) => sum + n, 0);
+      const worker = tasks === 0 ? '–' : `${((cpuAfter - cpuBefore) / tasks).toFixed(2)} (${given.map(([queue, n]) => `${n} ${queue}`).join(', ')})`;
+      return { value, backlog, worker };
+    };
     /** Server CPU ms per request over a load. */
     const measuredCpu = async <T extends LoadResult>(load: () => Promise<T>): Promise<{ result: T; perRequest: number }> => {
       const before = await bench.cpuMs();
@@ -88,8 +100,10 @@ async function main(): Promise<void> {
 
     const floorRun = await measuredCpu(() => drive(bench.floorUrl, { method: 'GET', path: '/' }, 10, seconds));
     const floorCpu = floorRun.perRequest;
-    rows.push(line('floor: bare node:http, fixed JSON (in the server process)', floorRun.result, '0', floorCpu.toFixed(3), 0));
+    rows.push(line('floor: bare node:http, fixed JSON (in the server process)', floorRun.result, '0', floorCpu.toFixed(3), '–', 0));
     const cpuRatios: number[] = [];
+    const secondsOf = (scenario: Scenario) => Math.max(seconds, scenario.minSeconds ?? 0);
+    const measured: Scenario[] = [];
 
     for (const scenario of SCENARIOS.filter((s) => !only || s.name.toLowerCase().includes(only) || (s.floorPair ?? '').includes(only) || (s.cpuPair ?? '').includes(only))) {
       // Each scenario starts from an empty store (what earlier scenarios wrote would slow the
@@ -104,8 +118,8 @@ async function main(): Promise<void> {
       const ctx = { deps, server: bench, project, baseUrl: url };
       if (scenario.storeOperation) {
         const operation = await scenario.storeOperation(ctx);
-        const result = await drivePacedOperation(operation, { clients: 10, perClientPerSecond: 1, ...scenario.paced, seconds });
-        rows.push(line(scenario.name, result, 'no server', '–', await bench.drain()));
+        const result = await drivePacedOperation(operation, { clients: 10, perClientPerSecond: 1, ...scenario.paced, seconds: secondsOf(scenario) });
+        rows.push(line(scenario.name, result, 'no server', '–', '–', await bench.drain()));
         if (scenario.floorPair) latencies.set(scenario.floorPair, { ...latencies.get(scenario.floorPair), floor: result });
         process.stderr.write(`measured: ${scenario.name}\n`);
         continue;
@@ -114,10 +128,13 @@ async function main(): Promise<void> {
       await roundTripsOf(url, request); // warm the instance (key cache, connections)
       const probe = await roundTripsOf(url, request);
       await bench.drain(); // the warm-up's own background work is not the scenario's
-      const { result, perRequest } = await measuredCpu(() =>
-        scenario.paced ? drivePaced(url, request, { ...scenario.paced, seconds }) : drive(url, request, scenario.connections ?? 10, seconds),
+      const {
+        value: { result, perRequest },
+        backlog,
+        worker,
+      } = await backgroundOf(() =>
+        measuredCpu(() => (scenario.paced ? drivePaced(url, request, { ...scenario.paced, seconds: secondsOf(scenario) }) : drive(url, request, scenario.connections ?? 10, secondsOf(scenario)))),
       );
-      const backlog = await bench.drain();
       // A floor that fails answers fast and cheap: its figures would flatter every route beside it.
       if (scenario.servedByFloor && result.non2xx > 0) throw new Error(`${scenario.name}: the floor answered ${result.non2xx} of ${result.total} requests with a non-2xx status`);
       if (!scenario.servedByFloor) cpuRatios.push(perRequest / floorCpu);
@@ -127,17 +144,24 @@ async function main(): Promise<void> {
         : probe.roundTrips === null
           ? '?'
           : `${probe.roundTrips} (status ${probe.status})${probe.documentsRead ? `, ${probe.documentsRead} docs read` : ''}`;
-      rows.push(line(scenario.name, result, trips, perRequest.toFixed(2), backlog));
+      rows.push(line(scenario.name, result, trips, perRequest.toFixed(2), worker, backlog));
       if (scenario.target) targetRows.push(...targetLines(scenario.name, scenario.target, { roundTrips: probe.roundTrips, requestsPerSecond: result.requestsPerSec, p50Ms: result.p50, backgroundSeconds: backlog }));
       if (scenario.floorPair) latencies.set(scenario.floorPair, { ...latencies.get(scenario.floorPair), server: result });
+      measured.push(scenario);
       process.stderr.write(`measured: ${scenario.name}\n`);
+    }
+    // Targets over a pair (CPU or latency beside a floor) once both sides have run.
+    for (const scenario of measured.filter((s) => s.target)) {
+      const cpu = scenario.cpuPair ? cpuPairs.get(scenario.cpuPair) : undefined;
+      const latency = scenario.floorPair ? latencies.get(scenario.floorPair) : undefined;
+      targetRows.push(...pairTargetLines(scenario.name, scenario.target!, { cpu, latency, seconds: secondsOf(scenario) }));
     }
 
     sections.push(
       [
         '',
-        '| scenario | req/s | p50 ms | p99 ms | 2xx/total | store round trips (warm) | server CPU ms/request | background work left after the load (s) |',
-        '|---|---|---|---|---|---|---|---|',
+        '| scenario | req/s | p50 ms | p99 ms | 2xx/total | store round trips (warm) | server CPU ms/request | task worker CPU ms/task (tasks given), load + drain | background work left after the load (s) |',
+        '|---|---|---|---|---|---|---|---|---|',
         ...rows,
       ].join('\n'),
     );
@@ -208,5 +232,35 @@ function targetLines(name: string, target: ScenarioTarget, run: Measured): strin
   if (target.requestsPerSecond !== undefined) row('req/s', `≥ ${target.requestsPerSecond}`, run.requestsPerSecond.toFixed(0), run.requestsPerSecond >= target.requestsPerSecond);
   if (target.p50Ms !== undefined) row('p50', `≤ ${target.p50Ms} ms`, `${run.p50Ms} ms`, run.p50Ms <= target.p50Ms);
   if (target.backgroundSeconds !== undefined) row('background left', `≤ ${target.backgroundSeconds} s`, `${run.backgroundSeconds.toFixed(1)} s`, run.backgroundSeconds <= target.backgroundSeconds);
+  return rows;
+}
+
+/** One row per pair figure a scenario's target names: CPU per request over its cpuPair floor, added latency over its floorPair floor. */
+function pairTargetLines(
+  name: string,
+  target: ScenarioTarget,
+  run: { cpu?: { server?: number; floor?: number }; latency?: { server?: LoadResult; floor?: LoadResult }; seconds: number },
+): string[] {
+  const rows: string[] = [];
+  const row = (what: string, limit: string, figure: string, met: boolean) => rows.push(`| ${name} | ${what} ${limit} (${target.source}) | ${figure} | ${met ? 'yes' : 'no'} |`);
+  const { cpu, latency } = run;
+  if (target.cpuVsFloor !== undefined) {
+    if (cpu?.server === undefined || cpu.floor === undefined) row('server CPU per request vs its floor', `≤ ${target.cpuVsFloor}×`, 'floor not run', false);
+    else {
+      const ratio = cpu.server / cpu.floor;
+      row('server CPU per request vs its floor', `≤ ${target.cpuVsFloor}×`, `${ratio.toFixed(2)}× (${cpu.server.toFixed(2)} vs ${cpu.floor.toFixed(2)} ms)`, ratio <= target.cpuVsFloor);
+    }
+  }
+  for (const [what, limit, of] of [
+    ['added p50 over the store floor', target.addedP50Ms, (r: LoadResult) => r.p50],
+    ['added p99 over the store floor', target.addedP99Ms, (r: LoadResult) => r.p99],
+  ] as const) {
+    if (limit === undefined) continue;
+    if (!latency?.server || !latency.floor) row(what, `≤ +${limit} ms`, 'floor not run', false);
+    else {
+      const added = of(latency.server) - of(latency.floor);
+      row(what, `≤ +${limit} ms`, `${added >= 0 ? '+' : ''}${added} ms (${of(latency.server)} vs ${of(latency.floor)}; ${run.seconds} s)`, added <= limit);
+    }
+  }
   return rows;
 }

@@ -37,6 +37,8 @@ export interface Scenario {
   prepare?(ctx: BenchContext): Promise<BenchRequest>;
   /** Instead of a request: an operation on the store itself (a floor), with a `paced` load. */
   storeOperation?(ctx: BenchContext): PacedOperation | Promise<PacedOperation>;
+  /** Runs at least this long whatever BENCH_SECONDS says (a target stated over a duration). */
+  minSeconds?: number;
   /** Concurrent connections (default 10). */
   connections?: number;
   /**
@@ -67,7 +69,9 @@ export interface Scenario {
   /**
    * An issue's target for this scenario, checked in the report's "Targets" table (met / not met
    * beside the figure): store round trips of the warm probe (at most), requests per second (at
-   * least), p50 ms (at most), background work left after the load (seconds, at most).
+   * least), p50 ms (at most), background work left after the load (seconds, at most), and over
+   * its pairs: CPU per request over its `cpuPair` floor's (ratio, at most), p50 and p99 over its
+   * `floorPair` store floor's (ms added, at most).
    */
   target?: ScenarioTarget;
 }
@@ -79,4 +83,7 @@ export interface ScenarioTarget {
   requestsPerSecond?: number;
   p50Ms?: number;
   backgroundSeconds?: number;
+  cpuVsFloor?: number;
+  addedP50Ms?: number;
+  addedP99Ms?: number;
 }

@@ -1,26 +1,50 @@
 import { createServer, type RequestListener } from 'node:http';
 import { startFloorServer } from './floor';
-import type { RailWiring, ServerReady, ServerReply, ServerRequest } from './serverProtocol';
+import type { EnqueueOptions, EnqueueResult, QueueName, TaskQueue } from '#functions/tasks/queue';
+import { wireRails } from './railWiring';
+import type { ServerReady, ServerReply, ServerRequest } from './serverProtocol';
+
+/** The server's queue adapter, remembering the enqueues not yet answered (a drain waits for them before the worker's). */
+class EnqueuesInFlight implements TaskQueue {
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(private readonly queue: TaskQueue) {}
+
+  enqueue(queue: QueueName, payload: Record<string, unknown>, options: EnqueueOptions): Promise<EnqueueResult> {
+    const sent = this.queue.enqueue(queue, payload, options);
+    this.inFlight.add(sent);
+    void sent.finally(() => this.inFlight.delete(sent)).catch(() => undefined);
+    return sent;
+  }
+
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+}
 
 /**
  * The server under measurement, in its own process so that `process.cpuUsage()` is the
  * server's alone (the load clients and the store floor run in the bench's process): every
  * endpoint group as the local runner serves it, a second instance whose limiter grants
- * everything (for `unmetered` scenarios), and the bare HTTP floor. The parent asks it over IPC
- * to drain its background work, report its CPU time, or point the rails at local fakes.
+ * everything (for `unmetered` scenarios), and the bare HTTP floor. Background work is not
+ * here: as deployed, the requests enqueue their tasks through the production adapter
+ * (CloudTasksQueue, over HTTP) and the tasks run in another process (bench/taskWorker.ts,
+ * whose address the parent gives as `CLOUD_TASKS_EMULATOR_HOST`). The parent asks it over IPC
+ * to wait for its enqueues in flight, report its CPU time, or point the rails at local fakes.
  */
 async function main(): Promise<void> {
   for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) console[level] = () => undefined;
+  if (!process.env.CLOUD_TASKS_EMULATOR_HOST) throw new Error('CLOUD_TASKS_EMULATOR_HOST is not set: the bench starts the task worker first and points the server at it');
   const { createDeps } = await import('#functions/app/deps');
   const { ALL_ROUTES } = await import('#functions/app/groups');
   const { createServiceApp } = await import('#functions/app/serviceApp');
-  const { InProcessTaskQueue } = await import('#functions/tasks/inProcessQueue');
+  const { CloudTasksQueue } = await import('#functions/tasks/cloudTasksQueue');
 
-  // As the local runner (`npm start`) serves: background tasks run beside the requests, at most
-  // two per queue at once (Cloud Tasks' maxConcurrentDispatches).
-  const queues = [new InProcessTaskQueue(), new InProcessTaskQueue()];
-  const deps = createDeps({ tasks: queues[0] });
-  const unmeteredDeps = createDeps({ tasks: queues[1], bucketStore: { lease: async (_id, _spec, want) => want } });
+  // One queue adapter for both instances (deployed, one Cloud Tasks queue per name); the region
+  // only names the queue's path, which the worker's stand-in accepts whatever it is.
+  const tasks = new EnqueuesInFlight(new CloudTasksQueue('us-central1'));
+  const deps = createDeps({ tasks });
+  const unmeteredDeps = createDeps({ tasks, bucketStore: { lease: async (_id, _spec, want) => want } });
   const listen = async (listener: RequestListener): Promise<string> => {
     const server = createServer(listener);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -31,33 +55,25 @@ async function main(): Promise<void> {
   const unmeteredUrl = await listen(createServiceApp(ALL_ROUTES, unmeteredDeps));
   const floor = await startFloorServer(deps.db);
 
-  const wireRails = (wiring: RailWiring) => {
-    Object.assign(process.env, wiring.secrets);
-    for (const { rails } of [deps, unmeteredDeps]) {
-      rails.apple.onlineChecks = false;
-      rails.stripe.api = { host: '127.0.0.1', port: wiring.fakesPort, protocol: 'http' };
-      rails.google.pushJwksUrl = wiring.jwksUrl;
-      rails.google.playRootUrl = `${wiring.fakesUrl}/`;
-      rails.google.playAuth = async () => 'bench-api-key';
-    }
-  };
-
   process.on('message', (message: ServerRequest) => {
     const reply = (answer: Omit<ServerReply, 'id'>) => process.send!({ id: message.id, ...answer } satisfies ServerReply);
     void (async () => {
       try {
         if (message.type === 'drain') {
+          // The tasks run in the worker, which the parent drains next; here only the enqueues still on their way.
           const started = Date.now();
-          await Promise.all(queues.map((queue) => queue.drain()));
+          await tasks.settled();
           reply({ seconds: (Date.now() - started) / 1000 });
         } else if (message.type === 'cpu') {
           const usage = process.cpuUsage();
           reply({ cpuMicros: usage.user + usage.system });
+        } else if (message.type === 'tasks') {
+          reply({ error: 'the server runs no tasks: ask the task worker' });
         } else if (message.type === 'setSecrets') {
           Object.assign(process.env, message.secrets);
           reply({});
         } else {
-          wireRails(message.wiring);
+          for (const each of [deps, unmeteredDeps]) wireRails(each, message.wiring);
           reply({});
         }
       } catch (err) {

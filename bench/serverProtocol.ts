@@ -1,4 +1,4 @@
-/** Messages between the bench (parent) and the server it measures (bench/server.ts, a child process). */
+/** Messages between the bench (parent) and the processes it measures: the server (bench/server.ts) and the task worker (bench/taskWorker.ts). */
 
 /** Where the rails' network edges point for the rail scenarios (local fakes). */
 export interface RailWiring {
@@ -12,15 +12,23 @@ export interface RailWiring {
 export type ServerRequest =
   | { id: number; type: 'drain' }
   | { id: number; type: 'cpu' }
+  /** The task worker only: tasks the server has enqueued so far, per queue. */
+  | { id: number; type: 'tasks' }
   | { id: number; type: 'wireRails'; wiring: RailWiring }
-  /** Secret values the server's local secret store reads from its environment (webhook signing secrets). */
+  /** Secret values the process's local secret store reads from its environment (webhook signing secrets). */
   | { id: number; type: 'setSecrets'; secrets: Record<string, string> };
 
-export type ServerReply = { id: number; seconds?: number; cpuMicros?: number; error?: string };
+export type ServerReply = { id: number; seconds?: number; cpuMicros?: number; tasks?: Record<string, number>; error?: string };
 
 export interface ServerReady {
   type: 'ready';
   baseUrl: string;
   unmeteredUrl: string;
   floorUrl: string;
+}
+
+export interface TaskWorkerReady {
+  type: 'ready';
+  /** Where the server's Cloud Tasks adapter creates tasks (its `CLOUD_TASKS_EMULATOR_HOST`). */
+  tasksHost: string;
 }

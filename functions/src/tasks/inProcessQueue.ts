@@ -11,8 +11,14 @@ export interface InProcessOptions {
   backoffMs?: (attempt: number) => number;
   /** Every queue, alone (tests). Default: each queue's retryConfig: `maxAttempts` and, when set, `maxRetrySeconds` from the first attempt, both reached (Cloud Tasks' rule). */
   maxAttempts?: number;
-  /** Tasks of one queue running at once, every queue. Default: each queue's rateLimits.maxConcurrentDispatches. */
+  /** Tasks of one queue running at once, every queue (tests). Default: see `concurrencyLimit`. */
   maxConcurrent?: number;
+  /**
+   * The process runs tasks only (the bench's task worker, standing in for the deployed task
+   * functions' own instances): each queue's deployed `rateLimits` apply as they are. Default
+   * (false): the process also serves requests, and a queue's `besideRequestsMaxConcurrent` caps it.
+   */
+  tasksOnly?: boolean;
   /**
    * Where tasks waiting for their time are kept (`npm start`: the local store), so that a
    * restart runs them (`resume()`). Without one, a stop forgets them (tests).
@@ -30,8 +36,8 @@ interface QueuedTask extends PendingTask {
  * Local stand-in for Cloud Tasks with the same semantics and the same numbers (tasks/queue.ts
  * QUEUE_CONFIGS): de-duplication by task id (for the life of the process, and of the store's
  * waiting tasks), the queue's retryConfig (attempts, backoff, time limit; a throw means retry),
- * its rateLimits (at most `maxConcurrentDispatches` running at once, dispatches spaced by
- * `maxDispatchesPerSecond`). A task waiting for its time holds a timer, never a slot, and is
+ * its rateLimits (at most `concurrencyLimit` running at once — `maxConcurrentDispatches`, capped
+ * beside requests —, dispatches spaced by `maxDispatchesPerSecond`). A task waiting for its time holds a timer, never a slot, and is
  * kept in the pending store; `stop()` returns within its grace whatever is queued.
  * `drain()` waits until every queued task has finished (tests).
  */
@@ -211,8 +217,8 @@ export class InProcessTaskQueue implements TaskQueue {
   /** Waits for a free slot of the queue (FIFO: at most maxConcurrentDispatches running) and for a dispatch token. */
   private async takeSlot(task: QueuedTask): Promise<void> {
     const { queue } = task;
-    const { maxConcurrentDispatches, maxDispatchesPerSecond: rate } = QUEUE_CONFIGS[queue].rateLimits;
-    const concurrent = this.options.maxConcurrent ?? maxConcurrentDispatches;
+    const { maxDispatchesPerSecond: rate } = QUEUE_CONFIGS[queue].rateLimits;
+    const concurrent = this.options.maxConcurrent ?? concurrencyLimit(queue, this.options.tasksOnly ?? false);
     const running = this.running.get(queue) ?? 0;
     if (running < concurrent) this.running.set(queue, running + 1);
     else {
@@ -236,4 +242,15 @@ export class InProcessTaskQueue implements TaskQueue {
     if (next) next.start();
     else this.running.set(queue, (this.running.get(queue) ?? 1) - 1);
   }
+}
+
+/**
+ * Tasks of a queue the in-process queue runs at once: the deployed `maxConcurrentDispatches`
+ * in a process that runs tasks only, else at most the queue's `besideRequestsMaxConcurrent`
+ * (a process serving requests keeps its event loop for them).
+ */
+export function concurrencyLimit(queue: QueueName, tasksOnly: boolean): number {
+  const { rateLimits, besideRequestsMaxConcurrent } = QUEUE_CONFIGS[queue];
+  if (tasksOnly || besideRequestsMaxConcurrent === undefined) return rateLimits.maxConcurrentDispatches;
+  return Math.min(rateLimits.maxConcurrentDispatches, besideRequestsMaxConcurrent);
 }

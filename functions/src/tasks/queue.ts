@@ -41,6 +41,13 @@ export interface RateLimits {
 export interface QueueConfig {
   retryConfig: RetryPolicy;
   rateLimits: RateLimits;
+  /**
+   * At most this many at once when the queue runs in the process that serves the requests
+   * (`npm start`, tests), so that a burst of store-heavy tasks does not crowd out the requests'
+   * event loop. Unset: `rateLimits.maxConcurrentDispatches`. Deployed (and in the bench's task
+   * worker) the tasks have their own instances and only `rateLimits` applies.
+   */
+  besideRequestsMaxConcurrent?: number;
 }
 
 /** Retry policy of the erasure, identity-resolution and fan-out queues. */
@@ -74,12 +81,26 @@ const WEBHOOK_DELIVERY_RETRY_POLICY: RetryPolicy = {
  * (deployed and under the Tasks emulator) and the in-process queue (`npm start`, tests) applies
  * the same numbers. Concurrency: a delivery holds its dispatch while a receiver answers (up to
  * 10 s), so 10 at once bounds what a burst of events opens towards receivers (a receiver is
- * often most of a partition's endpoints) while a slow one cannot stall the rest; the store-bound
- * queues run 2 at once, which also keeps background work from crowding out requests locally.
+ * often most of a partition's endpoints) while a slow one cannot stall the rest; erasure and
+ * fan-out run 2 at once.
+ *
+ * Identity resolution stores every landed events batch, so its queue IS the deployment's event
+ * storage capacity: at 2 at once / 50 per s the whole deployment stored ~2 landings at a time
+ * (~20 landings/s at ~100 ms each, 2,000 events/s), and a burst's background was bound by the
+ * queue, not by the work. 20 at once / 200 per s (issue 23), bounded by:
+ * - the task function: 20 tasks of ~60 ms CPU each (a 100-event landing) fit one or two
+ *   instances at concurrency 80 (index.ts), so Cloud Run scales on CPU, not on a queue;
+ *   200/s × ~60 ms is ~12 CPUs at most, reached only by small landings from many projects;
+ * - the store: a partition's sustained input is capped by its events bucket (100 events/s), so
+ *   its rollup documents (8 event-count shards, 4 per error group) see a few writes per second
+ *   whatever the queue allows; the event documents have random ids (no index hotspot); the
+ *   identity documents are read, and written only when a new device links (a transaction);
+ * - Cloud Tasks' own ceiling (500 dispatches/s per queue) is left for growth.
+ * In the process that also serves requests it stays at 2 at once (`besideRequestsMaxConcurrent`).
  */
 export const QUEUE_CONFIGS: Record<QueueName, QueueConfig> = {
   erasure: { retryConfig: RETRY_POLICY, rateLimits: { maxConcurrentDispatches: 2, maxDispatchesPerSecond: 10 } },
-  identityResolution: { retryConfig: RETRY_POLICY, rateLimits: { maxConcurrentDispatches: 2, maxDispatchesPerSecond: 50 } },
+  identityResolution: { retryConfig: RETRY_POLICY, rateLimits: { maxConcurrentDispatches: 20, maxDispatchesPerSecond: 200 }, besideRequestsMaxConcurrent: 2 },
   webhookFanout: { retryConfig: RETRY_POLICY, rateLimits: { maxConcurrentDispatches: 2, maxDispatchesPerSecond: 50 } },
   webhookDelivery: { retryConfig: WEBHOOK_DELIVERY_RETRY_POLICY, rateLimits: { maxConcurrentDispatches: 10, maxDispatchesPerSecond: 20 } },
 };

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { startCloudTasksStandIn } from '../fixtures/cloudTasksStandIn';
+import { wireRails } from './railWiring';
+import type { ServerReply, ServerRequest, TaskWorkerReady } from './serverProtocol';
+
+/**
+ * The background work as deployed: in its own process, as the task-queue functions run in
+ * their own instances, fed over HTTP by the server's production queue adapter (CloudTasksQueue,
+ * pointed here by `CLOUD_TASKS_EMULATOR_HOST`). A Cloud Tasks stand-in accepts each task and
+ * hands it to an in-process queue applying each queue's deployed rateLimits and retryConfig
+ * (`tasksOnly`: QUEUE_CONFIGS as Cloud Tasks applies them). The handlers are the service's own
+ * table: createDeps attaches app/taskHandlers.ts `runTask` to the queue, exactly as it does for
+ * `npm start` (test/tasks/taskWorkerWiring.test.ts holds this file to that). The parent asks it
+ * over IPC to drain, report its CPU time and the tasks it was given, or to set secrets.
+ */
+async function main(): Promise<void> {
+  for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) console[level] = () => undefined;
+  const { createDeps } = await import('#functions/app/deps');
+  const { InProcessTaskQueue } = await import('#functions/tasks/inProcessQueue');
+  const { QUEUE_FUNCTIONS } = await import('#functions/tasks/cloudTasksQueue');
+
+  const queue = new InProcessTaskQueue({ tasksOnly: true });
+  const deps = createDeps({ tasks: queue });
+  const queueOfFunction = new Map(Object.entries(QUEUE_FUNCTIONS).map(([name, fn]) => [fn, name as keyof typeof QUEUE_FUNCTIONS]));
+  const enqueued: Record<string, number> = {};
+  const standIn = await startCloudTasksStandIn(async (task) => {
+    const name = queueOfFunction.get(task.queueId);
+    if (!name) return null;
+    const outcome = await queue.enqueue(name, task.payload, { id: task.id ?? randomUUID(), scheduleDelaySeconds: task.delaySeconds });
+    if (outcome === 'enqueued') enqueued[name] = (enqueued[name] ?? 0) + 1;
+    return outcome;
+  });
+
+  process.on('message', (message: ServerRequest) => {
+    const reply = (answer: Omit<ServerReply, 'id'>) => process.send!({ id: message.id, ...answer } satisfies ServerReply);
+    void (async () => {
+      try {
+        if (message.type === 'drain') {
+          const started = Date.now();
+          await queue.drain();
+          reply({ seconds: (Date.now() - started) / 1000 });
+        } else if (message.type === 'cpu') {
+          const usage = process.cpuUsage();
+          reply({ cpuMicros: usage.user + usage.system });
+        } else if (message.type === 'tasks') {
+          reply({ tasks: { ...enqueued } });
+        } else if (message.type === 'setSecrets') {
+          Object.assign(process.env, message.secrets);
+          reply({});
+        } else {
+          wireRails(deps, message.wiring);
+          reply({});
+        }
+      } catch (err) {
+        reply({ error: err instanceof Error ? err.message : String(err) });
+      }
+    })();
+  });
+  process.once('SIGTERM', () => process.exit(0));
+  process.send!({ type: 'ready', tasksHost: standIn.host } satisfies TaskWorkerReady);
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench task worker: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
