@@ -88,9 +88,9 @@ const WEBHOOK_DELIVERY_RETRY_POLICY: RetryPolicy = {
  * storage capacity: at 2 at once / 50 per s the whole deployment stored ~2 landings at a time
  * (~20 landings/s at ~100 ms each, 2,000 events/s), and a burst's background was bound by the
  * queue, not by the work. 20 at once / 200 per s (issue 23), bounded by:
- * - the task function: 20 tasks of ~60 ms CPU each (a 100-event landing) fit one or two
- *   instances at concurrency 80 (index.ts), so Cloud Run scales on CPU, not on a queue;
- *   200/s × ~60 ms is ~12 CPUs at most, reached only by small landings from many projects;
+ * - the task function: 20 tasks of 15–60 ms CPU each (a 100-event landing, docs/benchmarks.md)
+ *   fit one or two instances at concurrency 80 (index.ts), so Cloud Run scales on CPU, not on
+ *   a queue; 200/s is 3–12 CPUs at most, reached only by small landings from many projects;
  * - the store: a partition's sustained input is capped by its events bucket (100 events/s), so
  *   its rollup documents (8 event-count shards, 4 per error group) see a few writes per second
  *   whatever the queue allows; the event documents have random ids (no index hotspot); the
