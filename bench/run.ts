@@ -76,6 +76,8 @@ async function main(): Promise<void> {
     const rows: string[] = [];
     const targetRows: string[] = [];
     const latencies = new Map<string, { server?: LoadResult; floor?: LoadResult }>();
+    /** A floor's pair label per server scenario (a diagnostic variant shares its floor under its own label). */
+    const pairLabel = (scenario: Scenario) => (scenario.backgroundDeferred ? `${scenario.floorPair}, background deferred` : scenario.floorPair!);
     const cpuPairs = new Map<string, { server?: number; floor?: number }>();
     const line = (name: string, r: LoadResult, trips: string, cpuMs: string, worker: string, backlogSeconds: number) =>
       `| ${name} | ${Math.round(r.requestsPerSec)} | ${r.p50} | ${r.p99} | ${r.total - r.non2xx}/${r.total} | ${trips} | ${cpuMs} | ${worker} | ${backlogSeconds.toFixed(1)} |`;
@@ -132,9 +134,12 @@ async function main(): Promise<void> {
         value: { result, perRequest },
         backlog,
         worker,
-      } = await backgroundOf(() =>
-        measuredCpu(() => (scenario.paced ? drivePaced(url, request, { ...scenario.paced, seconds: secondsOf(scenario) }) : drive(url, request, scenario.connections ?? 10, secondsOf(scenario)))),
-      );
+      } = await backgroundOf(async () => {
+        if (scenario.backgroundDeferred) await bench.holdBackground(true);
+        const load = await measuredCpu(() => (scenario.paced ? drivePaced(url, request, { ...scenario.paced, seconds: secondsOf(scenario) }) : drive(url, request, scenario.connections ?? 10, secondsOf(scenario))));
+        if (scenario.backgroundDeferred) await bench.holdBackground(false);
+        return load;
+      });
       // A floor that fails answers fast and cheap: its figures would flatter every route beside it.
       if (scenario.servedByFloor && result.non2xx > 0) throw new Error(`${scenario.name}: the floor answered ${result.non2xx} of ${result.total} requests with a non-2xx status`);
       if (!scenario.servedByFloor) cpuRatios.push(perRequest / floorCpu);
@@ -146,14 +151,14 @@ async function main(): Promise<void> {
           : `${probe.roundTrips} (status ${probe.status})${probe.documentsRead ? `, ${probe.documentsRead} docs read` : ''}`;
       rows.push(line(scenario.name, result, trips, perRequest.toFixed(2), worker, backlog));
       if (scenario.target) targetRows.push(...targetLines(scenario.name, scenario.target, { roundTrips: probe.roundTrips, requestsPerSecond: result.requestsPerSec, p50Ms: result.p50, backgroundSeconds: backlog }));
-      if (scenario.floorPair) latencies.set(scenario.floorPair, { ...latencies.get(scenario.floorPair), server: result });
+      if (scenario.floorPair) latencies.set(pairLabel(scenario), { ...latencies.get(pairLabel(scenario)), server: result });
       measured.push(scenario);
       process.stderr.write(`measured: ${scenario.name}\n`);
     }
     // Targets over a pair (CPU or latency beside a floor) once both sides have run.
     for (const scenario of measured.filter((s) => s.target)) {
       const cpu = scenario.cpuPair ? cpuPairs.get(scenario.cpuPair) : undefined;
-      const latency = scenario.floorPair ? latencies.get(scenario.floorPair) : undefined;
+      const latency = scenario.floorPair ? latencies.get(pairLabel(scenario)) : undefined;
       targetRows.push(...pairTargetLines(scenario.name, scenario.target!, { cpu, latency, seconds: secondsOf(scenario) }));
     }
 
@@ -165,6 +170,11 @@ async function main(): Promise<void> {
         ...rows,
       ].join('\n'),
     );
+    // A diagnostic variant is compared with its floor's run.
+    for (const [label, pair] of latencies) {
+      const floorKey = label.replace(/, background deferred$/, '');
+      if (floorKey !== label && !pair.floor) latencies.set(label, { ...pair, floor: latencies.get(floorKey)?.floor });
+    }
     const pairs = [...latencies.entries()].filter(([, pair]) => pair.server && pair.floor);
     if (pairs.length > 0) {
       sections.push(

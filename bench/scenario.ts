@@ -37,6 +37,11 @@ export interface Scenario {
   prepare?(ctx: BenchContext): Promise<BenchRequest>;
   /** Instead of a request: an operation on the store itself (a floor), with a `paced` load. */
   storeOperation?(ctx: BenchContext): PacedOperation | Promise<PacedOperation>;
+  /**
+   * A diagnostic: the task worker holds the tasks the load enqueues and runs them after it, so
+   * that the requests' latency is measured without their background's store writes beside them.
+   */
+  backgroundDeferred?: boolean;
   /** Runs at least this long whatever BENCH_SECONDS says (a target stated over a duration). */
   minSeconds?: number;
   /** Concurrent connections (default 10). */
@@ -50,7 +55,8 @@ export interface Scenario {
   note?: string;
   /**
    * Pairs a server scenario with the store-only floor doing the same store work under the same
-   * load (same name on both): the report shows the server's added latency over that floor.
+   * load (same name on both): the report shows the server's added latency over that floor. A
+   * `backgroundDeferred` server scenario shares its floor, under its own row.
    */
   floorPair?: string;
   /**

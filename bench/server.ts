@@ -67,7 +67,7 @@ async function main(): Promise<void> {
         } else if (message.type === 'cpu') {
           const usage = process.cpuUsage();
           reply({ cpuMicros: usage.user + usage.system });
-        } else if (message.type === 'tasks') {
+        } else if (message.type === 'tasks' || message.type === 'holdDispatch') {
           reply({ error: 'the server runs no tasks: ask the task worker' });
         } else if (message.type === 'setSecrets') {
           Object.assign(process.env, message.secrets);

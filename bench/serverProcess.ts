@@ -17,6 +17,8 @@ export interface BenchServer {
   workerCpuMs(): Promise<number>;
   /** Tasks the worker has been given so far, per queue (each landed events batch is one `identityResolution` task). */
   tasksEnqueued(): Promise<Record<string, number>>;
+  /** Holds the tasks given from now on in the worker without running them (true), or runs them all (false): a diagnostic. */
+  holdBackground(hold: boolean): Promise<void>;
   wireRails(wiring: RailWiring): Promise<void>;
   /** Puts secret values where the server's and the worker's local secret stores read them (their environment). */
   setSecrets(secrets: Record<string, string>): Promise<void>;
@@ -54,6 +56,7 @@ export async function startBenchServer(): Promise<BenchServer> {
     cpuMs: async () => ((await server.ask({ type: 'cpu' })).cpuMicros ?? 0) / 1000,
     workerCpuMs: async () => ((await worker.ask({ type: 'cpu' })).cpuMicros ?? 0) / 1000,
     tasksEnqueued: async () => (await worker.ask({ type: 'tasks' })).tasks ?? {},
+    holdBackground: async (hold) => void (await worker.ask({ type: 'holdDispatch', hold })),
     wireRails: (wiring) => both({ type: 'wireRails', wiring }),
     setSecrets: (secrets) => both({ type: 'setSecrets', secrets }),
     stop: () => {

@@ -14,6 +14,8 @@ export type ServerRequest =
   | { id: number; type: 'cpu' }
   /** The task worker only: tasks the server has enqueued so far, per queue. */
   | { id: number; type: 'tasks' }
+  /** The task worker only: keep the tasks given from now on without running them (`hold`), or run them all (a diagnostic). */
+  | { id: number; type: 'holdDispatch'; hold: boolean }
   | { id: number; type: 'wireRails'; wiring: RailWiring }
   /** Secret values the process's local secret store reads from its environment (webhook signing secrets). */
   | { id: number; type: 'setSecrets'; secrets: Record<string, string> };

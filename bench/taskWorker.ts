@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { startCloudTasksStandIn } from '../fixtures/cloudTasksStandIn';
+import { startCloudTasksStandIn, type CreateTask } from '../fixtures/cloudTasksStandIn';
 import { wireRails } from './railWiring';
 import type { ServerReply, ServerRequest, TaskWorkerReady } from './serverProtocol';
 
@@ -23,12 +23,21 @@ async function main(): Promise<void> {
   const deps = createDeps({ tasks: queue });
   const queueOfFunction = new Map(Object.entries(QUEUE_FUNCTIONS).map(([name, fn]) => [fn, name as keyof typeof QUEUE_FUNCTIONS]));
   const enqueued: Record<string, number> = {};
-  const standIn = await startCloudTasksStandIn(async (task) => {
-    const name = queueOfFunction.get(task.queueId);
-    if (!name) return null;
+  /** Tasks given while dispatch is held (a diagnostic: the requests' latency without their background beside them). */
+  let held: { name: keyof typeof QUEUE_FUNCTIONS; task: CreateTask }[] | null = null;
+  const give = async (name: keyof typeof QUEUE_FUNCTIONS, task: CreateTask) => {
     const outcome = await queue.enqueue(name, task.payload, { id: task.id ?? randomUUID(), scheduleDelaySeconds: task.delaySeconds });
     if (outcome === 'enqueued') enqueued[name] = (enqueued[name] ?? 0) + 1;
     return outcome;
+  };
+  const standIn = await startCloudTasksStandIn(async (task) => {
+    const name = queueOfFunction.get(task.queueId);
+    if (!name) return null;
+    if (held) {
+      held.push({ name, task });
+      return 'enqueued';
+    }
+    return give(name, task);
   });
 
   process.on('message', (message: ServerRequest) => {
@@ -42,6 +51,11 @@ async function main(): Promise<void> {
         } else if (message.type === 'cpu') {
           const usage = process.cpuUsage();
           reply({ cpuMicros: usage.user + usage.system });
+        } else if (message.type === 'holdDispatch') {
+          const release = held ?? [];
+          held = message.hold ? [] : null;
+          for (const { name, task } of release) await give(name, task);
+          reply({});
         } else if (message.type === 'tasks') {
           reply({ tasks: { ...enqueued } });
         } else if (message.type === 'setSecrets') {
