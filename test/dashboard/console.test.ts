@@ -181,6 +181,17 @@ describe('rails', () => {
     expect(JSON.stringify(refused.body)).not.toContain('sk_live_abcdef');
     expect((await get('test', '/rails')).body.data.stripe).toBeNull();
   });
+
+  it('names the body field a refusal is about, not a CLI flag', async () => {
+    const stripe = await post('live', '/rails/stripe', { secretKeyRef: 'sk_live_abcdef', webhookSecretRef: 'x' });
+    expect(stripe.body.error.message).toMatch(/^secretKeyRef looks like a Stripe secret/);
+    const apple = await post('test', '/rails/apple', { bundleId: 'bad id!' });
+    expectError(apple, 400, 'invalid_request_error', 'invalid_param_value');
+    expect(apple.body.error.message).toMatch(/^bundleId must be a bundle identifier/);
+    const google = await post('test', '/rails/google', { packageName: 'com.example.app', serviceAccountRef: 'play-service-account' });
+    expect(google.body.error.message).toMatch(/^pushAudience is required/);
+    for (const refusal of [stripe, apple, google]) expect(refusal.body.error.message).not.toContain('--');
+  });
 });
 
 describe('webhook endpoints', () => {
