@@ -140,7 +140,7 @@ export class OperatorConsole {
 
   async createApp(input: { platform: Platform; name?: string; allowedOrigins: string[]; bundleId?: string; packageName?: string }) {
     const app = await createApp(this.db, { projectId: this.grant.projectId, ...input }, this.now(), undefined, this.actor);
-    return { appId: app.appId, name: app.name, platform: app.platform, auditEventId: app.auditEventId ?? null };
+    return { appId: app.appId, name: app.name, platform: app.platform, auditEventId: app.auditEventId };
   }
 
   /** Both keys of this environment; the plaintexts are in this answer only. */
