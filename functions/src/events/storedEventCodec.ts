@@ -1,4 +1,5 @@
-import type { DocumentData, FirestoreDataConverter, PartialWithFieldValue, QueryDocumentSnapshot, WithFieldValue } from 'firebase-admin/firestore';
+import type { DocumentData } from 'firebase-admin/firestore';
+import { encodedRecord } from '../store/converters';
 import type { IngestedEventFields, ResolvedEventFields, StoredEvent, StoredEventDocument } from './model';
 
 /**
@@ -81,13 +82,8 @@ export function unpackStoredEvent(data: DocumentData): StoredEvent {
 }
 
 /**
- * Reads event documents in either shape and writes a StoredEvent packed. (The identity-resolution
- * task packs its events itself, repository.ts, without the extra copy a converter's input costs.)
+ * Reads event documents in either shape and writes a whole StoredEvent packed. (The identity-
+ * resolution task packs its events itself, repository.ts, without the copy a converter's input costs.)
  */
-export const storedEventConverter: FirestoreDataConverter<StoredEvent, DocumentData> = {
-  toFirestore: (event: WithFieldValue<StoredEvent> | PartialWithFieldValue<StoredEvent>) => {
-    const { serviceCustomerId, resolvedAt, ...fields } = event as StoredEvent;
-    return packStoredEvent(fields, serviceCustomerId !== undefined && resolvedAt !== undefined ? { serviceCustomerId, resolvedAt } : null);
-  },
-  fromFirestore: (snapshot: QueryDocumentSnapshot) => unpackStoredEvent(snapshot.data()),
-};
+export const storedEventConverter = encodedRecord<StoredEvent>(({ serviceCustomerId, resolvedAt, ...fields }) =>
+  packStoredEvent(fields, serviceCustomerId !== undefined && resolvedAt !== undefined ? { serviceCustomerId, resolvedAt } : null), unpackStoredEvent);
