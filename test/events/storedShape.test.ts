@@ -77,6 +77,7 @@ describe('the stored shape', () => {
     const raw = await rawEvent('shape-1');
     expect(Object.keys(raw!).sort()).toEqual(['expiresAt', 'hints', 'packed', 'resolvedAt', 'serviceCustomerId', 'timestamp']);
     expect(typeof raw!.packed).toBe('string');
+    expect(raw!.hints).toEqual({ developerUserId: 'shape-user', anonymousId: 'shape-device' }); // no null stored
     expect(first).toEqual({
       eventId: 'shape-1',
       eventIdSource: 'client',
@@ -225,7 +226,7 @@ describe('indexing (firestore.indexes.json)', () => {
   /** What queries filter or order events on: erasure (retention/erasure.ts) and the customer history (dashboard/customerHistory.ts). */
   const QUERIED = ['serviceCustomerId', 'hints.developerUserId', 'hints.anonymousId'];
 
-  it('indexes exactly the queried fields of a stored event (4 entries when attributed), exempting the rest', async () => {
+  it('indexes exactly the queried fields of a stored event (3–4 entries when attributed), exempting the rest', async () => {
     const config = readIndexConfig();
     const overrides = new Map(config.fieldOverrides.filter((o) => o.collectionGroup === 'events').map((o) => [o.fieldPath, o]));
     await postEvents(service, project, { events: [event({ eventId: 'indexed-1', developerUserId: 'index-user', level: 'error', tags: { a: '1', b: '2' }, categoryTags: ['x', 'y'], properties: { message: 'boom' } })] });
@@ -241,5 +242,9 @@ describe('indexing (firestore.indexes.json)', () => {
     // The customer history: serviceCustomerId equal, newest first.
     expect(config.indexes).toContainEqual({ collectionGroup: 'events', queryScope: 'COLLECTION', fields: [{ fieldPath: 'serviceCustomerId', order: 'ASCENDING' }, { fieldPath: 'timestamp', order: 'DESCENDING' }] });
     expect(indexEntries(raw, config, 'events')).toBe(4);
+    // The bench's shape: a device id only (no null developer id stored, so no entry for it).
+    await postEvents(service, project, { events: [event({ eventId: 'indexed-2', anonymousId: 'index-device' })] });
+    await storedEvent(service, project.projectId, 'indexed-2');
+    expect(indexEntries((await rawEvent('indexed-2'))!, config, 'events')).toBe(3);
   });
 });

@@ -30,6 +30,9 @@ export interface IdentityHints {
   serviceCustomerId: string | null;
 }
 
+/** Hints as a packed event document stores them: only those the event has. */
+export type StoredHints = Partial<IdentityHints>;
+
 /** Per-event fields, as validated (and, for a throttled batch, passed) by the request path. */
 export interface BatchedEvent {
   eventId: string;
@@ -88,7 +91,8 @@ export interface StoredEventDocument {
   /** JSON object: every IngestedEventFields field but the three below. */
   packed: string;
   timestamp: number;
-  hints: IdentityHints;
+  /** The event's hints without the null ones. */
+  hints: StoredHints;
   expiresAt: Timestamp;
   serviceCustomerId?: string;
   resolvedAt?: number;

@@ -1,21 +1,22 @@
 import type { DocumentData } from 'firebase-admin/firestore';
 import { encodedRecord } from '../store/converters';
-import type { IngestedEventFields, ResolvedEventFields, StoredEvent, StoredEventDocument } from './model';
+import type { IdentityHints, IngestedEventFields, ResolvedEventFields, StoredEvent, StoredEventDocument, StoredHints } from './model';
 
 /**
  * How an event document is stored (`events/{eventDocId}`): the fields some query filters or
  * orders on stay fields, everything only ever displayed travels as one JSON string, `packed`.
  *
  * - Fields: `timestamp` (the customer history's order), `hints` (erasure finds events by
- *   `hints.developerUserId` / `hints.anonymousId`), `expiresAt` (the TTL field), and the
- *   resolution's `serviceCustomerId` (customer history, erasure) and `resolvedAt`.
+ *   `hints.developerUserId` / `hints.anonymousId`; only the hints the event has), `expiresAt`
+ *   (the TTL field), and the resolution's `serviceCustomerId` (customer history, erasure) and
+ *   `resolvedAt`.
  * - `packed`: every other field of the event and its landing (eventId, name, level, properties,
  *   tags, sdk, requestId, …), never filtered on and exempt from indexing.
  *
  * Why: the Firestore client validates, converts and encodes every value of a document one by one,
- * and the store indexes each; a 100-event landing wrote ~35 values and ~49 index entries per
- * event, which was most of the storing task's CPU (docs/benchmarks.md). One JSON string is one
- * value, serialised by V8 at native speed.
+ * and the store indexes each; the bench's landings wrote ~29 values and 49 index entries per
+ * event (7 and 3 now), about a third of the storing task's CPU (docs/benchmarks.md). One JSON
+ * string is one value, serialised by V8 at native speed.
  *
  * Documents stored before (every field a field, no `packed`) stay readable: `unpackStoredEvent`
  * reads both shapes, so no migration is needed; their TTL retires them.
@@ -53,12 +54,24 @@ export function packStoredEvent(fields: IngestedEventFields, resolved: ResolvedE
     envelopeVersion: fields.envelopeVersion,
     requestId: fields.requestId,
   };
-  const document: StoredEventDocument = { packed: JSON.stringify(packed), timestamp: fields.timestamp, hints: fields.hints, expiresAt: fields.expiresAt };
+  const document: StoredEventDocument = { packed: JSON.stringify(packed), timestamp: fields.timestamp, hints: presentHints(fields.hints), expiresAt: fields.expiresAt };
   if (resolved) {
     document.serviceCustomerId = resolved.serviceCustomerId;
     document.resolvedAt = resolved.resolvedAt;
   }
   return document;
+}
+
+/**
+ * The hints an event has, without the absent ones: a null is a value the client encodes and the
+ * store indexes, and a query for an identifier never matches it (absent reads back as null).
+ */
+function presentHints({ developerUserId, anonymousId, serviceCustomerId }: IdentityHints): StoredHints {
+  const present: StoredHints = {};
+  if (developerUserId !== null) present.developerUserId = developerUserId;
+  if (anonymousId !== null) present.anonymousId = anonymousId;
+  if (serviceCustomerId !== null) present.serviceCustomerId = serviceCustomerId;
+  return present;
 }
 
 /**
@@ -77,8 +90,10 @@ export function unpackStoredEvent(data: DocumentData): StoredEvent {
   if (packed === null || typeof packed !== 'object' || Array.isArray(packed)) throw new Error('stored event: packed fields are not an object');
   // The packed fields win over fields of the earlier shape that an unattributed retry (a merge of
   // the request's fields) left beside them: they are that retry's newer copy.
-  const { packed: _packed, ...fields } = data;
-  return { ...fields, ...(packed as PackedEventFields) } as StoredEvent;
+  const { packed: _packed, hints, ...fields } = data;
+  const stored = (hints ?? {}) as StoredHints;
+  const allHints: IdentityHints = { developerUserId: stored.developerUserId ?? null, anonymousId: stored.anonymousId ?? null, serviceCustomerId: stored.serviceCustomerId ?? null };
+  return { ...fields, ...(packed as PackedEventFields), hints: allHints } as StoredEvent;
 }
 
 /**
