@@ -15,8 +15,8 @@ import type { IdentityHints, IngestedEventFields, ResolvedEventFields, StoredEve
  *
  * Why: the Firestore client validates, converts and encodes every value of a document one by one,
  * and the store indexes each; the bench's landings wrote ~29 values and 49 index entries per
- * event (7 and 3 now), about a third of the storing task's CPU (docs/benchmarks.md). One JSON
- * string is one value, serialised by V8 at native speed.
+ * event (7 and 3 now), and the storing task now takes a third to two fifths less CPU
+ * (docs/benchmarks.md). One JSON string is one value, serialised by V8 at native speed.
  *
  * Documents stored before (every field a field, no `packed`) stay readable: `unpackStoredEvent`
  * reads both shapes, so no migration is needed; their TTL retires them.
