@@ -96,12 +96,15 @@ export class AppleVerifiers {
   }
 
   /**
-   * A signed transaction from a device: production first, then sandbox (the environment is
-   * inside the payload and each verifier accepts only its own).
+   * A signed transaction from a device, verified in each environment until one accepts it (the
+   * environment is inside the payload and each verifier accepts only its own). The environment
+   * the payload claims is tried first, unverified and only to order the attempts: a genuine
+   * transaction is verified once, not first refused by the other environment's verifier.
    */
   async verifyTransaction(config: AppleRailConfig, signedTransaction: string): Promise<{ transaction: JWSTransactionDecodedPayload; environment: AppleEnvironment }> {
     const failures: string[] = [];
-    for (const environment of ['Production', 'Sandbox'] as const) {
+    const claimsSandbox = unverifiedJwsPayload(signedTransaction)?.environment === 'Sandbox';
+    for (const environment of claimsSandbox ? (['Sandbox', 'Production'] as const) : (['Production', 'Sandbox'] as const)) {
       const verifier = await this.forEnvironment(config, environment);
       if (!verifier) {
         failures.push(`${environment}: not configured`);
