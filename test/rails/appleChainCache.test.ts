@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { SignedDataVerifier } from '@apple/app-store-server-library';
 import { DAY } from '../../functions/src/clock';
 import { setProduct } from '../../functions/src/entitlements/catalog';
+import { AppleVerifiers } from '../../functions/src/rails/apple/verifier';
 import { writeRailConfig } from '../../functions/src/rails/config';
 import { EnvScope } from '../../functions/src/store/scope';
 import { AppleChain } from './support/appleChain';
@@ -138,5 +139,25 @@ describe('App Store chain verification: once per distinct chain', () => {
     const decoded = JSON.parse(Buffer.from(genuine.signedPayload.split('.')[1], 'base64url').toString()) as { data: Record<string, unknown> };
     decoded.data.signedTransactionInfo = forger.signPresenting(transactionPayload(), chain.certificates);
     expectError(await postTo(projectId, chain.sign(decoded)), 401, 'authentication_error', 'invalid_api_key');
+  });
+
+  it('with online checks on, more distinct chains than the library’s own cache held still verify (its clean-up threw past 32)', async () => {
+    // Apple's revocation service is not reachable from tests: OCSP answers "good" here, for this test only.
+    const ocsp = jest.spyOn(SignedDataVerifier.prototype as unknown as { checkOCSPStatus: () => Promise<void> }, 'checkOCSPStatus').mockResolvedValue(undefined);
+    try {
+      const chains = Array.from({ length: 34 }, () => new AppleChain());
+      const config = { bundleId: APPLE_BUNDLE_ID, rootCertificates: chains.map((chain) => chain.rootBase64) };
+      const verifiers = new AppleVerifiers(true);
+      for (const chain of chains) {
+        const transaction = transactionPayload();
+        await expect(verifiers.verifyTransactionIn(config, 'Sandbox', chain.sign(transaction))).resolves.toMatchObject({ transactionId: transaction.transactionId });
+      }
+      expect(ocsp).toHaveBeenCalledTimes(2 * chains.length); // leaf and intermediate, once per chain
+      // Still cached: another JWS of the latest chain checks nothing again.
+      await verifiers.verifyTransactionIn(config, 'Sandbox', chains[33].sign(transactionPayload()));
+      expect(ocsp).toHaveBeenCalledTimes(2 * chains.length);
+    } finally {
+      ocsp.mockRestore();
+    }
   });
 });
