@@ -3,14 +3,16 @@
  * (rails/apple/chainCache.ts) instead of once per JWS, and the cache can never admit what the
  * library's full check would refuse: a different intermediate under a known leaf, a known chain
  * at a date it is not valid, a chain known under another configuration's roots, or a JWS a
- * known chain's key did not sign. Counted on the library's own full check
+ * known chain's key did not sign; with online checks on, OCSP still runs as often as the
+ * library's own cache would let it (15 minutes). Counted on the library's own full check
  * (`verifyCertificateChainWithoutCaching`), which only a cache miss runs.
  */
 import { randomUUID } from 'node:crypto';
 import { SignedDataVerifier } from '@apple/app-store-server-library';
 import { DAY } from '../../functions/src/clock';
 import { setProduct } from '../../functions/src/entitlements/catalog';
-import { AppleVerifiers } from '../../functions/src/rails/apple/verifier';
+import { ONLINE_RECHECK_MS } from '../../functions/src/rails/apple/chainCache';
+import { AppleVerificationFailed, AppleVerifiers } from '../../functions/src/rails/apple/verifier';
 import { writeRailConfig } from '../../functions/src/rails/config';
 import { EnvScope } from '../../functions/src/store/scope';
 import { AppleChain } from './support/appleChain';
@@ -141,22 +143,33 @@ describe('App Store chain verification: once per distinct chain', () => {
     expectError(await postTo(projectId, chain.sign(decoded)), 401, 'authentication_error', 'invalid_api_key');
   });
 
-  it('with online checks on, more distinct chains than the library’s own cache held still verify (its clean-up threw past 32)', async () => {
-    // Apple's revocation service is not reachable from tests: OCSP answers "good" here, for this test only.
-    const ocsp = jest.spyOn(SignedDataVerifier.prototype as unknown as { checkOCSPStatus: () => Promise<void> }, 'checkOCSPStatus').mockResolvedValue(undefined);
+  it('with online checks on, OCSP runs once per chain and again once 15 minutes passed; a revoked answer is never covered by the cache', async () => {
+    // Apple's revocation service is not reachable from tests: OCSP is answered here, for this test only.
+    let revoked = false;
+    const ocsp = jest.spyOn(SignedDataVerifier.prototype as unknown as { checkOCSPStatus: () => Promise<void> }, 'checkOCSPStatus').mockImplementation(async () => {
+      if (revoked) throw new Error('revoked');
+    });
+    const clock = jest.spyOn(Date, 'now');
     try {
-      const chains = Array.from({ length: 34 }, () => new AppleChain());
-      const config = { bundleId: APPLE_BUNDLE_ID, rootCertificates: chains.map((chain) => chain.rootBase64) };
+      const config = { bundleId: APPLE_BUNDLE_ID, rootCertificates: [world.apple.rootBase64] };
       const verifiers = new AppleVerifiers(true);
-      for (const chain of chains) {
-        const transaction = transactionPayload();
-        await expect(verifiers.verifyTransactionIn(config, 'Sandbox', chain.sign(transaction))).resolves.toMatchObject({ transactionId: transaction.transactionId });
-      }
-      expect(ocsp).toHaveBeenCalledTimes(2 * chains.length); // leaf and intermediate, once per chain
-      // Still cached: another JWS of the latest chain checks nothing again.
-      await verifiers.verifyTransactionIn(config, 'Sandbox', chains[33].sign(transactionPayload()));
-      expect(ocsp).toHaveBeenCalledTimes(2 * chains.length);
+      const verify = () => verifiers.verifyTransactionIn(config, 'Sandbox', world.apple.sign(transactionPayload()));
+      await verify();
+      await verify();
+      expect(ocsp).toHaveBeenCalledTimes(2); // leaf and intermediate, once for both JWS
+      // Ours replaces the library's own cache, which is never bounded and whose clean-up throws past 32 chains.
+      const verifier = (await verifiers.forEnvironment(config, 'Sandbox')) as unknown as { verifiedPublicKeyCache: object };
+      expect(verifier.verifiedPublicKeyCache).toEqual({});
+      const start = Date.now();
+      clock.mockReturnValue(start + ONLINE_RECHECK_MS);
+      await verify();
+      expect(ocsp).toHaveBeenCalledTimes(4);
+      clock.mockReturnValue(start + 2 * ONLINE_RECHECK_MS);
+      revoked = true;
+      await expect(verify()).rejects.toThrow(AppleVerificationFailed);
+      await expect(verify()).rejects.toThrow(AppleVerificationFailed); // a refusal is never cached as a pass
     } finally {
+      clock.mockRestore();
       ocsp.mockRestore();
     }
   });
