@@ -131,12 +131,16 @@ export class EnvScope {
   }
 
   /**
-   * Runs a query beside the key gate's read (as `getAllMasked` does): nothing is returned before
-   * the gate passes, and a query-first request waits one round trip instead of two.
+   * Runs a query beside the key gate's read (as `getAllMasked` does), so a query-first request
+   * waits one round trip instead of two. The gate is awaited first: nothing is returned, and no
+   * query error is reported, before a refused key's own refusal.
    */
   async query<T>(query: Query<T>): Promise<QuerySnapshot<T>> {
     countRoundTrips();
-    const [snapshot] = await Promise.all([query.get(), this.ensureKeyVerified()]);
+    const read = query.get();
+    read.catch(() => undefined); // awaited below, unless the gate refuses first
+    await this.ensureKeyVerified();
+    const snapshot = await read;
     countDocumentsRead(snapshot.size);
     return snapshot;
   }
