@@ -187,9 +187,9 @@ async function seedCustomers(ctx: BenchContext): Promise<string> {
 
 /**
  * Leaves the seeded rollups as the hourly rollup worker would have (store/rollups/compaction.ts):
- * what ended before the current hour moved into shard 0, for every period a report of the last
- * `days` days reads (each day, every month and year of the history, all-time). Older day
- * documents are not read by these reports, so they are left as written.
+ * shards 1…N−1 moved into shard 0, for every period a report of the last `days` days reads (each
+ * day, every month and year of the history, all-time). Older day documents are not read by these
+ * reports, so they are left as written.
  */
 async function compactSeeded(ctx: BenchContext, collection: string, shards: number, days: number, years: number): Promise<void> {
   const now = ctx.deps.clock.now();
@@ -200,7 +200,7 @@ async function compactSeeded(ctx: BenchContext, collection: string, shards: numb
     periods.add(keys.month).add(keys.year);
   }
   const list = [...periods];
-  for (let i = 0; i < list.length; i += 10) await compactRollupPeriods(scopeOf(ctx), collection, shards, list.slice(i, i + 10), now);
+  for (let i = 0; i < list.length; i += 10) await compactRollupPeriods(scopeOf(ctx), collection, shards, list.slice(i, i + 10));
 }
 
 /** The store floor of a report: one `getAll` of as many small documents as the report reads. */

@@ -31,13 +31,13 @@ const PARALLEL = 4;
 export async function compactAllRollups(db: Firestore, now: number, onFailure: FailureLog): Promise<CompactionSweepReport> {
   const projects = await db.collection('projects').select().get();
   const scopes = projects.docs.filter((doc) => PROJECT_ID.is(doc.id)).flatMap((doc) => Object.values(scopesOfProject(db, doc.id)));
-  return compactPartitions(scopes, recentPeriods(now), now, onFailure);
+  return compactPartitions(scopes, recentPeriods(now), onFailure);
 }
 
 type FailureLog = (scope: EnvScope, collection: string, err: unknown) => void;
 
 /** Compacts `periods` of each sharded rollup collection in each of `scopes`, a few partitions at a time. */
-export async function compactPartitions(scopes: readonly EnvScope[], periods: readonly string[], now: number, onFailure: FailureLog): Promise<CompactionSweepReport> {
+export async function compactPartitions(scopes: readonly EnvScope[], periods: readonly string[], onFailure: FailureLog): Promise<CompactionSweepReport> {
   const report: CompactionSweepReport = { partitions: scopes.length, periodsCompacted: 0, figuresMoved: 0, failed: 0 };
   let next = 0;
   const worker = async () => {
@@ -45,7 +45,7 @@ export async function compactPartitions(scopes: readonly EnvScope[], periods: re
       const scope = scopes[next++];
       for (const { collection, shards } of COMPACTED_ROLLUPS) {
         try {
-          const result = await compactRollupPeriods(scope, collection, shards, periods, now);
+          const result = await compactRollupPeriods(scope, collection, shards, periods);
           report.periodsCompacted += result.periodsCompacted;
           report.figuresMoved += result.figuresMoved;
         } catch (err) {
