@@ -92,7 +92,7 @@ export const webhookWorker = onSchedule({ schedule: WEBHOOK_WORKER_SCHEDULE, tim
   await runWebhookWorker(ready);
 });
 
-/** The rollup worker, hourly: compacts the report rollups' ended periods into one shard (store/rollups/compaction.ts). */
+/** The rollup worker, hourly: folds the report rollups' recent shards into shard 0 (store/rollups/compaction.ts). */
 export const rollupWorker = onSchedule({ schedule: ROLLUP_COMPACTION_SCHEDULE, timeoutSeconds: 540 }, async () => {
   const [{ runRollupWorker }, ready] = await Promise.all([import('./app/workers/rollupWorker'), getDeps()]);
   await runRollupWorker(ready);
