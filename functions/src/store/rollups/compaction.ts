@@ -1,5 +1,5 @@
-import type { DocumentData, DocumentSnapshot } from 'firebase-admin/firestore';
 import type { EnvScope } from '../scope';
+import { storedRecord } from '../converters';
 import { ALL_TIME, hourOf, periodKeys } from './periods';
 import { shardDocId } from './shards';
 
@@ -17,7 +17,9 @@ import { shardDocId } from './shards';
  * new: writers keep their own shards, and shard 0 takes one more write per period per run.
  */
 
+/** A rollup document as the compaction handles it: maps of maps down to numbers (rollupWrite.ts). */
 type Tree = { [key: string]: Tree | number };
+const rollupDocument = storedRecord<Tree>();
 
 /** What one run moved: periods whose shards were rewritten, and the figures (leaves) moved. */
 export interface CompactionResult {
@@ -48,8 +50,8 @@ export function recentPeriods(now: number): string[] {
 export async function compactRollupPeriods(scope: EnvScope, collection: string, shards: number, periods: readonly string[]): Promise<CompactionResult> {
   if (shards < 2 || periods.length === 0) return { periodsCompacted: 0, figuresMoved: 0 };
   return scope.runTransaction(async (tx) => {
-    const refs = periods.flatMap((period) => Array.from({ length: shards }, (_, s) => scope.doc(collection, shardDocId(period, s))));
-    const snapshots: DocumentSnapshot<DocumentData>[] = await tx.getAll(...refs);
+    const refs = periods.flatMap((period) => Array.from({ length: shards }, (_, s) => scope.doc(collection, shardDocId(period, s)).withConverter(rollupDocument)));
+    const snapshots = await tx.getAll(...refs);
     const result: CompactionResult = { periodsCompacted: 0, figuresMoved: 0 };
     periods.forEach((_, p) => {
       const periodSnaps = snapshots.slice(p * shards, (p + 1) * shards);
@@ -120,9 +122,9 @@ function addAt(tree: Tree, path: readonly string[], amount: number): boolean {
 
 const isTree = (value: unknown): value is Tree => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
 
-/** A deep copy of the maps and numbers of a stored document (anything else is kept by reference). */
-function cloneTree(data: DocumentData): Tree {
+/** A deep copy of the maps of a stored document (numbers, and anything else, are kept as they are). */
+function cloneTree(data: Tree): Tree {
   const out: Tree = {};
-  for (const [key, value] of Object.entries(data)) out[key] = isTree(value) ? cloneTree(value) : (value as number);
+  for (const [key, value] of Object.entries(data)) out[key] = isTree(value) ? cloneTree(value) : value;
   return out;
 }
