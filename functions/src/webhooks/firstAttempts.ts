@@ -7,6 +7,7 @@ import { deliveryRef, type DeliveryRecord } from './deliveryModel';
 import { recordOutcomes, type MadeAttempt } from './deliveryOutcome';
 import { CLAIM_MARGIN_MS, deliveryPolicy, type DeliveryPolicy } from './deliveryPolicy';
 import { deliveryTaskId, WEBHOOK_DELIVERY_QUEUE, type DeliveryTaskPayload, type WebhookEventRecord } from './eventModel';
+import { webhookLogs } from './logs';
 import type { WebhookEndpointRecord } from './model';
 
 /**
@@ -32,7 +33,7 @@ import type { WebhookEndpointRecord } from './model';
  * a delivery twice (the claim transaction creates each record once).
  */
 
-/** What the fan-out uses: the delivery's dependencies and the queue (RootDeps has all of it). */
+/** What the fan-out uses: the delivery's dependencies and the queue (the root dependencies have all of it). */
 export interface FanoutDeps extends DeliveryDeps {
   tasks: TaskQueue;
 }
@@ -55,7 +56,18 @@ export interface FirstAttemptReport {
 export async function deliverFirstAttempts(scope: EnvScope, deps: FanoutDeps, event: WebhookEventRecord, targets: readonly WebhookEndpointRecord[]): Promise<FirstAttemptReport> {
   const policy = deliveryPolicy(deps.webhookDelivery);
   // A disabled endpoint (only a `webhook.test` event names one) is the task's to end without sending.
-  const signing = await Promise.all(targets.map((endpoint) => (endpoint.disabled ? null : readSigningSecrets(deps, endpoint).catch(() => null))));
+  const leftToTask = (endpointId: string, reason: 'secrets_unavailable' | 'attempt_threw', err: unknown) =>
+    webhookLogs.firstAttemptLeftToTask(scope.projectId, scope.env, deliveryTaskId(event.eventId, endpointId), reason, err instanceof Error ? err.name : 'unknown');
+  const signing = await Promise.all(
+    targets.map((endpoint) =>
+      endpoint.disabled
+        ? null
+        : readSigningSecrets(deps, endpoint).catch((err: unknown) => {
+            leftToTask(endpoint.endpointId, 'secrets_unavailable', err);
+            return null;
+          }),
+    ),
+  );
   const claimable = targets.flatMap((endpoint, i) => (signing[i] ? [{ endpoint, signing: signing[i] }] : []));
   const { claimed, finished } = await claimFirstAttempts(scope, deps.clock, policy, event, claimable);
 
@@ -63,7 +75,9 @@ export async function deliverFirstAttempts(scope: EnvScope, deps: FanoutDeps, ev
   // An attempt that threw (not the receiver's doing) stays claimed: its task records it interrupted once the claim expires.
   const made: MadeAttempt[] = claimed.flatMap((target, i) => {
     const result = sent[i];
-    return result.status === 'fulfilled' ? [{ deliveryId: target.deliveryId, endpointId: target.endpoint.endpointId, attempt: result.value }] : [];
+    if (result.status === 'fulfilled') return [{ deliveryId: target.deliveryId, endpointId: target.endpoint.endpointId, attempt: result.value }];
+    leftToTask(target.endpoint.endpointId, 'attempt_threw', result.reason);
+    return [];
   });
   const recorded = await recordOutcomes(scope, deps.clock, policy, made);
 
