@@ -42,6 +42,14 @@ const audit = async (env: 'test' | 'live', eventId: string) => (await get(env, `
 const pub = (env: 'test' | 'live' = 'test') => ({ Authorization: `Bearer ${project.ios[env].publishable}`, ...lockHeaders('ios') });
 
 describe('apps and keys', () => {
+  it('refuses a native app without its store identifier, naming it as the page does', async () => {
+    const ios = await post('test', '/apps', { platform: 'ios', name: 'No bundle' });
+    expectError(ios, 400, 'invalid_request_error', 'invalid_param_value');
+    expect(ios.body.error.message).toBe('An iOS app needs a bundle ID.');
+    const android = await post('test', '/apps', { platform: 'android', name: 'No package' });
+    expect(android.body.error.message).toBe('An Android app needs a package name.');
+  });
+
   it('creates an app and its keys (secret shown once), rotates with a grace, revokes, and lists the activity', async () => {
     const created = await post('test', '/apps', { platform: 'web', name: 'Console web', allowedOrigins: ['https://console.example.com'] });
     expect(created.status).toBe(200);
@@ -180,6 +188,17 @@ describe('rails', () => {
     expectError(refused, 400, 'invalid_request_error', 'invalid_param_value');
     expect(JSON.stringify(refused.body)).not.toContain('sk_live_abcdef');
     expect((await get('test', '/rails')).body.data.stripe).toBeNull();
+  });
+
+  it('names the body field a refusal is about, not a CLI flag', async () => {
+    const stripe = await post('live', '/rails/stripe', { secretKeyRef: 'sk_live_abcdef', webhookSecretRef: 'x' });
+    expect(stripe.body.error.message).toMatch(/^secretKeyRef looks like a Stripe secret/);
+    const apple = await post('test', '/rails/apple', { bundleId: 'bad id!' });
+    expectError(apple, 400, 'invalid_request_error', 'invalid_param_value');
+    expect(apple.body.error.message).toMatch(/^bundleId must be a bundle identifier/);
+    const google = await post('test', '/rails/google', { packageName: 'com.example.app', serviceAccountRef: 'play-service-account' });
+    expect(google.body.error.message).toMatch(/^pushAudience is required/);
+    for (const refusal of [stripe, apple, google]) expect(refusal.body.error.message).not.toContain('--');
   });
 });
 

@@ -71,7 +71,9 @@ it('refuses App Store settings it could never verify with', async () => {
   const notCert = join(dir, 'not-a-cert.pem');
   writeFileSync(notCert, 'hello');
   expect((await fails('rails set apple', { project: project.projectId, env: 'test', 'bundle-id': 'com.example.app', 'root-cert': notCert })).code).toBe('invalid_argument');
-  expect((await fails('rails set apple', { project: project.projectId, env: 'test', 'bundle-id': 'bad id!', 'root-cert': derFile })).code).toBe('invalid_argument');
+  const badBundle = await fails('rails set apple', { project: project.projectId, env: 'test', 'bundle-id': 'bad id!', 'root-cert': derFile });
+  expect(badBundle.code).toBe('invalid_argument');
+  expect(badBundle.message).toMatch(/^--bundle-id must be a bundle identifier/);
   expect((await fails('rails set apple', { project: project.projectId, env: 'test', 'bundle-id': 'com.example.app', 'app-apple-id': 'abc', 'root-cert': derFile })).code).toBe('invalid_argument');
   expect((await fails('rails set apple', { project: 'proj_doesnotexist', env: 'test', 'bundle-id': 'com.example.app', 'root-cert': derFile })).code).toBe('not_found');
 });
@@ -80,7 +82,9 @@ it('sets Google Play with a service-account reference and the push audience, ref
   const base = { project: project.projectId, env: 'live', 'package-name': 'com.example.android' };
   expect((await fails('rails set google', { ...base, 'service-account-ref': '{"type":"service_account"}', 'push-audience': 'https://x' })).code).toBe('invalid_argument');
   expect((await fails('rails set google', { ...base, 'service-account-ref': 'projects/gcp/secrets/tessera-proj_other-play', 'push-audience': 'https://x' })).code).toBe('invalid_argument');
-  expect((await fails('rails set google', { ...base, 'service-account-ref': 'play-service-account' })).code).toBe('invalid_argument');
+  const noAudience = await fails('rails set google', { ...base, 'service-account-ref': 'play-service-account' });
+  expect(noAudience.code).toBe('invalid_argument');
+  expect(noAudience.message).toMatch(/^--push-audience is required/);
   expect((await fails('rails set google', { ...base, 'package-name': 'not a package', 'service-account-ref': 'play-service-account', 'push-audience': 'https://x' })).code).toBe('invalid_argument');
   const out = await run('rails set google', { ...base, 'service-account-ref': 'play-service-account', 'push-audience': 'https://tessera.example.com/push', 'push-service-account': 'push@example.iam.gserviceaccount.com' });
   expect(out.google).toEqual({ packageName: 'com.example.android', serviceAccountRef: 'play-service-account', pushAudience: 'https://tessera.example.com/push', pushServiceAccountEmail: 'push@example.iam.gserviceaccount.com' });

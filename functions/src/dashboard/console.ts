@@ -23,7 +23,7 @@ import type { Platform } from '../wire/vocabulary';
 import { createApp } from '../projects/repository';
 import { createOperatorSecretWriter, type SecretWriter } from '../secrets/writer';
 import { readRailsConfig } from '../rails/config';
-import { describeRails, rootCertificateBase64, setAppleRail, setGoogleRail, setStripeRail, type GoogleRailInput } from '../rails/operatorSettings';
+import { describeRails, RAIL_SETTING_FIELDS, rootCertificateBase64, setAppleRail, setGoogleRail, setStripeRail, type GoogleRailInput, type RailChangeOrigin } from '../rails/operatorSettings';
 import { listManifests } from '../sourcemaps/repository';
 import { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
@@ -140,7 +140,7 @@ export class OperatorConsole {
 
   async createApp(input: { platform: Platform; name?: string; allowedOrigins: string[]; bundleId?: string; packageName?: string }) {
     const app = await createApp(this.db, { projectId: this.grant.projectId, ...input }, this.now(), undefined, this.actor);
-    return { appId: app.appId, name: app.name, platform: app.platform, auditEventId: app.auditEventId ?? null };
+    return { appId: app.appId, name: app.name, platform: app.platform, auditEventId: app.auditEventId };
   }
 
   /** Both keys of this environment; the plaintexts are in this answer only. */
@@ -273,8 +273,13 @@ export class OperatorConsole {
     return describeRails(this.scope, await readRailsConfig(this.scope));
   }
 
+  /** A refusal names the request body's field the operator filled in, not a CLI flag. */
+  private railChange(): RailChangeOrigin {
+    return { actor: this.actor, names: RAIL_SETTING_FIELDS };
+  }
+
   async setStripeRail(input: { secretKeyRef: string; webhookSecretRef: string }) {
-    const { auditEventId } = await setStripeRail(this.scope, input, this.now(), this.actor);
+    const { auditEventId } = await setStripeRail(this.scope, input, this.now(), this.railChange());
     return { rails: await this.rails(), auditEventId };
   }
 
@@ -286,12 +291,12 @@ export class OperatorConsole {
       if (base64 === null) throw new DomainError('invalid_argument', `rootCertificates[${i}] is not an X.509 certificate (PEM or base64 DER).`);
       return base64;
     });
-    const { auditEventId } = await setAppleRail(this.scope, { bundleId: input.bundleId, appAppleId: input.appAppleId, rootCertificates }, this.now(), this.actor);
+    const { auditEventId } = await setAppleRail(this.scope, { bundleId: input.bundleId, appAppleId: input.appAppleId, rootCertificates }, this.now(), this.railChange());
     return { rails: await this.rails(), auditEventId };
   }
 
   async setGoogleRail(input: GoogleRailInput) {
-    const { auditEventId } = await setGoogleRail(this.scope, input, this.now(), this.actor);
+    const { auditEventId } = await setGoogleRail(this.scope, input, this.now(), this.railChange());
     return { rails: await this.rails(), auditEventId };
   }
 

@@ -98,7 +98,13 @@ export interface CreateKeysInput {
 }
 
 /** Mints the app's publishable and secret key for one environment; the plaintexts are returned once. */
-export async function createKeys(db: Firestore, input: CreateKeysInput, now: number, call?: OperatorCall): Promise<{ publishable: MintedKey; secret: MintedKey; auditEventId?: string }> {
+type MintedKeys = { publishable: MintedKey; secret: MintedKey };
+/** An operator's call (the dashboard) is audited, and the answer names its entry; the CLI and the seed are not. */
+type Audited<T> = T & { auditEventId: string };
+
+export async function createKeys(db: Firestore, input: CreateKeysInput, now: number): Promise<MintedKeys>;
+export async function createKeys(db: Firestore, input: CreateKeysInput, now: number, call: OperatorCall): Promise<Audited<MintedKeys>>;
+export async function createKeys(db: Firestore, input: CreateKeysInput, now: number, call?: OperatorCall): Promise<MintedKeys | Audited<MintedKeys>> {
   const scopes = scopesForNewKey(input.scopes ?? [], input.acknowledgeRowLevelData ?? false);
   return db.runTransaction(async (tx) => {
     const app = await getApp(db, input.appId, tx);
@@ -149,7 +155,10 @@ async function findKeyRef(db: Firestore, keyOrId: string, tx: Transaction) {
  * Rotation mints the replacement in the same transaction that starts the old key's grace, so
  * there is never a moment with no working key. Grace 0 ends the old key at once.
  */
-export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number, now: number, call?: OperatorCall): Promise<{ newKey: MintedKey; oldKeyId: string; oldKeyExpiresAt: number; auditEventId?: string }> {
+type RotatedKey = { newKey: MintedKey; oldKeyId: string; oldKeyExpiresAt: number };
+export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number, now: number): Promise<RotatedKey>;
+export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number, now: number, call: OperatorCall): Promise<Audited<RotatedKey>>;
+export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number, now: number, call?: OperatorCall): Promise<RotatedKey | Audited<RotatedKey>> {
   if (!Number.isFinite(graceMs) || graceMs < 0 || graceMs > DEFAULT_ROTATION_GRACE_MS) {
     throw new DomainError('invalid_argument', 'Grace must be between 0 and 7 days.');
   }
@@ -178,7 +187,10 @@ export async function rotateKey(db: Firestore, keyOrId: string, graceMs: number,
 }
 
 /** Immediate and irreversible; the next request with the key gets `401 key_revoked`. */
-export async function revokeKey(db: Firestore, keyOrId: string, now: number, call?: OperatorCall): Promise<{ keyId: string; revokedAt: number; auditEventId?: string }> {
+type RevokedKey = { keyId: string; revokedAt: number };
+export async function revokeKey(db: Firestore, keyOrId: string, now: number): Promise<RevokedKey>;
+export async function revokeKey(db: Firestore, keyOrId: string, now: number, call: OperatorCall): Promise<Audited<RevokedKey>>;
+export async function revokeKey(db: Firestore, keyOrId: string, now: number, call?: OperatorCall): Promise<RevokedKey | Audited<RevokedKey>> {
   return db.runTransaction(async (tx) => {
     const snapshot = await findKeyRef(db, keyOrId, tx);
     const record = snapshot.data()!;

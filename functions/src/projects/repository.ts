@@ -33,11 +33,14 @@ export interface NewApp {
   packageName?: string | null;
 }
 
-export async function createApp(db: Firestore, input: NewApp, now: number, appId = `${APP_ID.prefix}${randomToken(16)}`, actor?: OperatorActor): Promise<AppRecord & { auditEventId?: string }> {
+/** Created by an operator (the dashboard): audited, and the answer names the entry. The CLI and the seed pass no actor. */
+export async function createApp(db: Firestore, input: NewApp, now: number, appId?: string): Promise<AppRecord>;
+export async function createApp(db: Firestore, input: NewApp, now: number, appId: string | undefined, actor: OperatorActor): Promise<AppRecord & { auditEventId: string }>;
+export async function createApp(db: Firestore, input: NewApp, now: number, appId = `${APP_ID.prefix}${randomToken(16)}`, actor?: OperatorActor): Promise<AppRecord | (AppRecord & { auditEventId: string })> {
   const project = await getProject(db, input.projectId);
   if (project.archived) throw new DomainError('archived', `Project ${input.projectId} is archived.`);
-  if (input.platform === 'ios' && !input.bundleId) throw new DomainError('invalid_argument', 'An iOS app needs --bundle-id.');
-  if (input.platform === 'android' && !input.packageName) throw new DomainError('invalid_argument', 'An Android app needs --package-name.');
+  if (input.platform === 'ios' && !input.bundleId) throw new DomainError('invalid_argument', 'An iOS app needs a bundle ID.');
+  if (input.platform === 'android' && !input.packageName) throw new DomainError('invalid_argument', 'An Android app needs a package name.');
   const record: AppRecord = {
     appId,
     projectId: input.projectId,

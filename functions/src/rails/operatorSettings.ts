@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { Transaction } from 'firebase-admin/firestore';
 import { appendAudit, newServerEventId } from '../audit/append';
-import { operatorChangeEntry, CLI_ACTOR, type OperatorActor } from '../audit/operatorActor';
+import { operatorChangeEntry, type OperatorActor } from '../audit/operatorActor';
 import { DomainError } from '../errors/domain';
 import { isSecretName, projectSecretId } from '../secrets/store';
 import type { EnvScope } from '../store/scope';
@@ -20,10 +20,33 @@ const STRIPE_SECRET_SHAPE = /^(sk|rk)_(test|live)_|^whsec_/;
 
 const invalid = (message: string) => new DomainError('invalid_argument', message);
 
-export function checkStripeRef(name: string, ref: string): string {
+/** The settings an operator gives, each named in a refusal as the surface the operator used names it. */
+type RailSetting = 'secretKeyRef' | 'webhookSecretRef' | 'bundleId' | 'appAppleId' | 'rootCertificates' | 'packageName' | 'serviceAccountRef' | 'pushAudience' | 'pushServiceAccountEmail';
+export type RailSettingNames = Record<RailSetting, string>;
+
+/** The dashboard's names: its request bodies' fields (wire/dashboard.ts). The CLI passes its flags. */
+export const RAIL_SETTING_FIELDS: RailSettingNames = {
+  secretKeyRef: 'secretKeyRef',
+  webhookSecretRef: 'webhookSecretRef',
+  bundleId: 'bundleId',
+  appAppleId: 'appAppleId',
+  rootCertificates: 'rootCertificates',
+  packageName: 'packageName',
+  serviceAccountRef: 'serviceAccountRef',
+  pushAudience: 'pushAudience',
+  pushServiceAccountEmail: 'pushServiceAccountEmail',
+};
+
+/** Who changes the settings, and what they call each one. */
+export interface RailChangeOrigin {
+  actor: OperatorActor;
+  names: RailSettingNames;
+}
+
+function checkStripeRef(name: string, ref: string): string {
   // Never echo the value: it may be the secret itself.
   if (STRIPE_SECRET_SHAPE.test(ref)) {
-    throw invalid(`--${name} looks like a Stripe secret, not a reference: store the secret in Secret Manager (or .secrets.local.json locally) and pass its name.`);
+    throw invalid(`${name} looks like a Stripe secret, not a reference: store the secret in Secret Manager (or .secrets.local.json locally) and pass its name.`);
   }
   checkSecretName(name, ref);
   return ref;
@@ -35,9 +58,9 @@ export function checkStripeRef(name: string, ref: string): string {
  */
 function checkSecretName(option: string, ref: string): void {
   if (ref.startsWith('projects/')) {
-    throw invalid(`--${option} must be a secret name, not a Secret Manager path: references resolve inside this project only (the secret tessera-<project id>-<name>).`);
+    throw invalid(`${option} must be a secret name, not a Secret Manager path: references resolve inside this project only (the secret tessera-<project id>-<name>).`);
   }
-  if (!isSecretName(ref)) throw invalid(`--${option} must be a secret name (letters, digits, _ and -, at most 128).`);
+  if (!isSecretName(ref)) throw invalid(`${option} must be a secret name (letters, digits, _ and -, at most 128).`);
 }
 
 /** A root certificate (DER or PEM bytes) as the base64 DER the verifier takes; null when it is none. */
@@ -65,8 +88,8 @@ function audited(scope: EnvScope, rail: ConfiguredRail, actor: OperatorActor, no
   return { eventId, write };
 }
 
-export async function setStripeRail(scope: EnvScope, input: { secretKeyRef: string; webhookSecretRef: string }, now: number, actor: OperatorActor = CLI_ACTOR) {
-  const section = { secretKeyRef: checkStripeRef('secret-key-ref', input.secretKeyRef), webhookSecretRef: checkStripeRef('webhook-secret-ref', input.webhookSecretRef) };
+export async function setStripeRail(scope: EnvScope, input: { secretKeyRef: string; webhookSecretRef: string }, now: number, { actor, names }: RailChangeOrigin) {
+  const section = { secretKeyRef: checkStripeRef(names.secretKeyRef, input.secretKeyRef), webhookSecretRef: checkStripeRef(names.webhookSecretRef, input.webhookSecretRef) };
   const audit = audited(scope, 'stripe', actor, now, section);
   const config = await writeRailConfig(scope, 'stripe', section, now, audit.write);
   return { config, auditEventId: audit.eventId };
@@ -79,12 +102,12 @@ export interface AppleRailInput {
   rootCertificates: string[] | null;
 }
 
-export async function setAppleRail(scope: EnvScope, input: AppleRailInput, now: number, actor: OperatorActor = CLI_ACTOR) {
-  if (!BUNDLE_ID.test(input.bundleId)) throw invalid('--bundle-id must be a bundle identifier (letters, digits, . and -).');
-  if (input.appAppleId !== null && !(Number.isSafeInteger(input.appAppleId) && input.appAppleId > 0)) throw invalid('--app-apple-id must be the app’s numeric Apple ID.');
+export async function setAppleRail(scope: EnvScope, input: AppleRailInput, now: number, { actor, names }: RailChangeOrigin) {
+  if (!BUNDLE_ID.test(input.bundleId)) throw invalid(`${names.bundleId} must be a bundle identifier (letters, digits, . and -).`);
+  if (input.appAppleId !== null && !(Number.isSafeInteger(input.appAppleId) && input.appAppleId > 0)) throw invalid(`${names.appAppleId} must be the app’s numeric Apple ID.`);
   const current = (await readRailsConfig(scope)).apple;
   const rootCertificates = input.rootCertificates && input.rootCertificates.length > 0 ? input.rootCertificates : (current?.rootCertificates ?? []);
-  if (rootCertificates.length === 0) throw invalid('--root-cert is required: the App Store’s root certificate(s), e.g. AppleRootCA-G3.cer.');
+  if (rootCertificates.length === 0) throw invalid(`${names.rootCertificates} is required: the App Store’s root certificate(s), e.g. AppleRootCA-G3.cer.`);
   const section: AppleRailConfig = { bundleId: input.bundleId, appAppleId: input.appAppleId, rootCertificates };
   const audit = audited(scope, 'apple', actor, now, { bundleId: section.bundleId, appAppleId: section.appAppleId, rootCertificates: rootCertificates.map(describeCertificate) });
   const config = await writeRailConfig(scope, 'apple', section, now, audit.write);
@@ -100,17 +123,17 @@ export interface GoogleRailInput {
   pushServiceAccountEmail?: string;
 }
 
-export async function setGoogleRail(scope: EnvScope, input: GoogleRailInput, now: number, actor: OperatorActor = CLI_ACTOR) {
-  if (!PACKAGE_NAME.test(input.packageName)) throw invalid('--package-name must be an Android package name (com.example.app).');
+export async function setGoogleRail(scope: EnvScope, input: GoogleRailInput, now: number, { actor, names }: RailChangeOrigin) {
+  if (!PACKAGE_NAME.test(input.packageName)) throw invalid(`${names.packageName} must be an Android package name (com.example.app).`);
   if (input.serviceAccountRef.trimStart().startsWith('{')) {
-    throw invalid('--service-account-ref must name a secret (the service-account JSON stays in the secret manager).');
+    throw invalid(`${names.serviceAccountRef} must name a secret (the service-account JSON stays in the secret manager).`);
   }
-  checkSecretName('service-account-ref', input.serviceAccountRef);
+  checkSecretName(names.serviceAccountRef, input.serviceAccountRef);
   const current = (await readRailsConfig(scope)).google;
   const pushAudience = input.pushAudience ?? current?.pushAudience;
-  if (!pushAudience) throw invalid('--push-audience is required: the audience set on the Pub/Sub push subscription’s authentication.');
+  if (!pushAudience) throw invalid(`${names.pushAudience} is required: the audience set on the Pub/Sub push subscription’s authentication.`);
   const email = input.pushServiceAccountEmail ?? current?.pushServiceAccountEmail ?? null;
-  if (email !== null && !/^[^@\s]+@[^@\s]+$/.test(email)) throw invalid('--push-service-account must be a service-account email.');
+  if (email !== null && !/^[^@\s]+@[^@\s]+$/.test(email)) throw invalid(`${names.pushServiceAccountEmail} must be a service-account email.`);
   const section: GoogleRailConfig = { packageName: input.packageName, serviceAccountRef: input.serviceAccountRef, pushAudience, pushServiceAccountEmail: email };
   const audit = audited(scope, 'google', actor, now, { ...section });
   const config = await writeRailConfig(scope, 'google', section, now, audit.write);

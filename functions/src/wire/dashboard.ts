@@ -198,7 +198,7 @@ export const createAppResponseSchema = dataOf({
   type: 'object',
   required: ['appId', 'name', 'platform', 'auditEventId'],
   additionalProperties: false,
-  properties: { appId: str, name: str, platform: platformSchema, auditEventId: auditEventIdOrNull },
+  properties: { appId: str, name: str, platform: platformSchema, auditEventId },
 });
 /** @public the dashboard page imports it (import type, dashboard-ui/). */
 export type CreatedApp = FromSchema<typeof createAppResponseSchema>['data'];

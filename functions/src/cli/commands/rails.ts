@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readRailsConfig } from '../../rails/config';
 import { describeApple, describeRails, rootCertificateBase64, setAppleRail, setGoogleRail } from '../../rails/operatorSettings';
+import { CLI_RAIL_CHANGE } from './railFlags';
 import { optionalString, requireString, stringList, type Command, type Values } from '../command';
 import { OperatorError } from '../operatorError';
 import { operatorScope } from './catalog';
@@ -48,7 +49,7 @@ export const railCommands: Command[] = [
       const files = stringList(values, 'root-cert');
       const rootCertificates = files.length > 0 ? files.map(readRootCertificate) : null;
       const scope = await operatorScope(db, values);
-      const { config } = await setAppleRail(scope, { bundleId, appAppleId, rootCertificates }, clock.now());
+      const { config } = await setAppleRail(scope, { bundleId, appAppleId, rootCertificates }, clock.now(), CLI_RAIL_CHANGE);
       return { projectId: scope.projectId, env: scope.env, apple: describeApple(config.apple!) };
     },
   },
@@ -71,6 +72,7 @@ export const railCommands: Command[] = [
         scope,
         { packageName, serviceAccountRef, pushAudience: optionalString(values, 'push-audience'), pushServiceAccountEmail: optionalString(values, 'push-service-account') },
         clock.now(),
+        CLI_RAIL_CHANGE,
       );
       return { projectId: scope.projectId, env: scope.env, google: config.google };
     },

@@ -1,6 +1,7 @@
 import { setStripeRail } from '../../rails/operatorSettings';
 import { requireString, type Command } from '../command';
 import { operatorScope } from './catalog';
+import { CLI_RAIL_CHANGE } from './railFlags';
 
 export const stripeRailCommands: Command[] = [
   {
@@ -11,7 +12,7 @@ export const stripeRailCommands: Command[] = [
       const secretKeyRef = requireString(values, 'secret-key-ref');
       const webhookSecretRef = requireString(values, 'webhook-secret-ref');
       const scope = await operatorScope(db, values);
-      const { config } = await setStripeRail(scope, { secretKeyRef, webhookSecretRef }, clock.now());
+      const { config } = await setStripeRail(scope, { secretKeyRef, webhookSecretRef }, clock.now(), CLI_RAIL_CHANGE);
       return { projectId: scope.projectId, env: scope.env, stripe: config.stripe };
     },
   },
