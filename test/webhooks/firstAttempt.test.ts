@@ -177,6 +177,31 @@ describe('the first attempt, made by the fan-out task', () => {
     expect(ok().requests).toHaveLength(1);
   });
 
+  it('an endpoint already failing is left to the delivery queue (its rate limits), its task at once; it is back on the fan-out after a success', async () => {
+    const projectId = await newProject(world.deps);
+    const bad = await addEndpoint(world.deps, file, projectId, 'test', failing().url());
+    failing().reply = (_, index) => (index === 0 ? { status: 503 } : { status: 200 });
+    await changeRecorded(projectId);
+    await world.queue.runNext();
+    expect(failing().requests).toHaveLength(1);
+    expect((await endpointRecord(world.deps, projectId, 'test', bad.endpointId)).failingSince).toBe(world.clock.now());
+    world.queue.queued.length = 0;
+
+    const next = await changeRecorded(projectId);
+    await world.queue.runNext();
+    expect(failing().requests).toHaveLength(1); // the fan-out sent nothing to it
+    expect(await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(next.eventId, bad.endpointId))).toBeUndefined();
+    expect(queuedDeliveries().map((t) => [t.options.id, t.options.scheduleDelaySeconds])).toEqual([[deliveryTaskId(next.eventId, bad.endpointId), undefined]]);
+    await world.queue.runNext(); // the task delivers and ends the endpoint's run of failures
+    expect(failing().requests).toHaveLength(2);
+    expect((await endpointRecord(world.deps, projectId, 'test', bad.endpointId)).failingSince).toBeNull();
+
+    const third = await changeRecorded(projectId);
+    await world.queue.runNext();
+    expect(failing().requests.map((r) => r.headers['service-webhook-id'])).toEqual([expect.any(String), next.eventId, third.eventId]);
+    expect(world.queue.queued).toEqual([]);
+  });
+
   it('410 to the first attempt fails the delivery and disables the endpoint (audited); no task is queued', async () => {
     const projectId = await newProject(world.deps);
     const { endpointId } = await addEndpoint(world.deps, file, projectId, 'test', gone().url());

@@ -14,7 +14,8 @@ import type { WebhookEndpointRecord } from './model';
  * The fan-out task makes the FIRST attempt of each of its event's deliveries itself, so that a
  * healthy receiver gets the event one task hop after the change instead of two:
  *
- * 1. reads every target's signing secrets (a failure leaves that delivery to its task, nothing claimed);
+ * 1. reads every target's signing secrets (a failure leaves that delivery to its task, nothing
+ *    claimed); an endpoint that is failing (`failingSince` set) is left to its task too;
  * 2. claims attempt 1 of every target delivery in ONE transaction, creating its record with
  *    `inFlight` (`attemptsBeforeTask: 1`); a delivery whose record already exists (another
  *    fan-out of the same event, or its task, got there first) is left to its task;
@@ -55,12 +56,14 @@ export interface FirstAttemptReport {
 
 export async function deliverFirstAttempts(scope: EnvScope, deps: FanoutDeps, event: WebhookEventRecord, targets: readonly WebhookEndpointRecord[]): Promise<FirstAttemptReport> {
   const policy = deliveryPolicy(deps.webhookDelivery);
-  // A disabled endpoint (only a `webhook.test` event names one) is the task's to end without sending.
   const leftToTask = (endpointId: string, reason: 'secrets_unavailable' | 'attempt_threw', err: unknown) =>
     webhookLogs.firstAttemptLeftToTask(scope.projectId, scope.env, deliveryTaskId(event.eventId, endpointId), reason, err instanceof Error ? err.name : 'unknown');
+  // A disabled endpoint (only a `webhook.test` event names one) is the task's to end without
+  // sending. A failing one (`failingSince`) is the delivery queue's: its rate limits keep a
+  // receiver's outage from holding fan-outs (up to the 10 s timeout each) or becoming a storm.
   const signing = await Promise.all(
     targets.map((endpoint) =>
-      endpoint.disabled
+      endpoint.disabled || endpoint.failingSince != null
         ? null
         : readSigningSecrets(deps, endpoint).catch((err: unknown) => {
             leftToTask(endpoint.endpointId, 'secrets_unavailable', err);
