@@ -16,9 +16,10 @@ import type { WebhookEndpointRecord } from './model';
  *
  * 1. reads every target's signing secrets (a failure leaves that delivery to its task, nothing
  *    claimed); an endpoint that is failing (`failingSince` set) is left to its task too;
- * 2. claims attempt 1 of every target delivery in ONE transaction, creating its record with
- *    `inFlight` (`attemptsBeforeTask: 1`); a delivery whose record already exists (another
- *    fan-out of the same event, or its task, got there first) is left to its task;
+ * 2. claims attempt 1 of every target delivery in ONE commit (a batch of `create()`s), creating
+ *    its record with `inFlight` (`attemptsBeforeTask: 1`); when a record already exists (another
+ *    fan-out of the same event, or its task, got there first) the batch fails as a whole and a
+ *    transaction claims the others, leaving that delivery to its task;
  * 3. sends the claimed attempts in parallel (the delivery's own signing, destination check and sender);
  * 4. records every answer in ONE transaction (deliveryOutcome.ts, the task's rules);
  * 5. enqueues, concurrently, the `webhookDelivery` task (deterministic id) of every target that is
@@ -31,7 +32,7 @@ import type { WebhookEndpointRecord } from './model';
  * delivery's task. So a crash after the claim (nothing sent, or sent and not recorded) ends in
  * a task that finds the claim expired and records the attempt `interrupted` before the next;
  * a crash after the record ends in the task its record needs; a duplicate fan-out never claims
- * a delivery twice (the claim transaction creates each record once).
+ * a delivery twice (each record is created once: `create()` fails when it exists).
  */
 
 /** What the fan-out uses: the delivery's dependencies and the queue (the root dependencies have all of it). */
@@ -102,22 +103,34 @@ export async function deliverFirstAttempts(scope: EnvScope, deps: FanoutDeps, ev
   return { attempted: made.length, delivered, tasks: needTask.length };
 }
 
+/** gRPC ALREADY_EXISTS: a `create` of the batch found its record. */
+const isAlreadyExists = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 6;
+
+type ClaimableTarget = Omit<ClaimedTarget, 'claim' | 'deliveryId'>;
+
 /**
- * One transaction: attempt 1 of each target delivery whose record does not exist yet is claimed
- * (the record created with it in flight). `finished`: targets whose existing record is no longer
- * pending (an earlier fan-out or the task finished them); every other existing record is left to its task.
+ * Claims attempt 1 of each target delivery whose record does not exist yet (the record created
+ * with it in flight). The common case — no record yet — is ONE batched commit of `create()`s:
+ * each fails if its record exists, and the batch with it, so two fan-outs never both claim.
+ * Then (or when the batch found a record) one transaction reads the records and claims only the
+ * missing ones. `finished`: targets whose existing record is no longer pending; every other
+ * existing record is left to its task.
  */
-async function claimFirstAttempts(
-  scope: EnvScope,
-  clock: Clock,
-  policy: DeliveryPolicy,
-  event: WebhookEventRecord,
-  targets: readonly Omit<ClaimedTarget, 'claim' | 'deliveryId'>[],
-): Promise<{ claimed: ClaimedTarget[]; finished: Set<string> }> {
+async function claimFirstAttempts(scope: EnvScope, clock: Clock, policy: DeliveryPolicy, event: WebhookEventRecord, targets: readonly ClaimableTarget[]): Promise<{ claimed: ClaimedTarget[]; finished: Set<string> }> {
   if (targets.length === 0) return { claimed: [], finished: new Set() };
+  const ids = targets.map((t) => deliveryTaskId(event.eventId, t.endpoint.endpointId));
+  const claimAt = (now: number) => (target: ClaimableTarget, i: number) => ({ ...target, deliveryId: ids[i], claim: { attempt: 1, startedAt: now } });
+  const now = clock.now();
+  const batch = scope.batch();
+  targets.forEach((target, i) => batch.create(deliveryRef(scope, ids[i]), claimedRecord(scope, event, target.endpoint.endpointId, ids[i], policy, now)));
+  try {
+    await scope.commit(batch);
+    return { claimed: targets.map(claimAt(now)), finished: new Set() };
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
   return scope.runTransaction(async (tx) => {
-    const now = clock.now();
-    const ids = targets.map((t) => deliveryTaskId(event.eventId, t.endpoint.endpointId));
+    const at = clock.now();
     const snapshots = await readAllInTx(tx, ...ids.map((id) => deliveryRef(scope, id)));
     const claimed: ClaimedTarget[] = [];
     const finished = new Set<string>();
@@ -128,19 +141,23 @@ async function claimFirstAttempts(
         if (existing.state !== 'pending') finished.add(endpoint.endpointId);
         return;
       }
-      const task = { projectId: scope.projectId, env: scope.env, eventId: event.eventId, endpointId: endpoint.endpointId };
-      const record: DeliveryRecord = {
-        ...freshRecord(task, event, ids[i], now),
-        attemptCount: 1,
-        firstAttemptAt: now,
-        attemptsBeforeTask: 1,
-        inFlight: { attempt: 1, startedAt: now, expiresAt: now + policy.timeoutMs + CLAIM_MARGIN_MS },
-      };
-      tx.create(deliveryRef(scope, ids[i]), record);
-      claimed.push({ ...targets[i], deliveryId: ids[i], claim: { attempt: 1, startedAt: now } });
+      tx.create(deliveryRef(scope, ids[i]), claimedRecord(scope, event, endpoint.endpointId, ids[i], policy, at));
+      claimed.push(claimAt(at)(targets[i], i));
     });
     return { claimed, finished };
   });
+}
+
+/** A new delivery record with attempt 1 claimed by the fan-out. */
+function claimedRecord(scope: EnvScope, event: WebhookEventRecord, endpointId: string, deliveryId: string, policy: DeliveryPolicy, now: number): DeliveryRecord {
+  const task = { projectId: scope.projectId, env: scope.env, eventId: event.eventId, endpointId };
+  return {
+    ...freshRecord(task, event, deliveryId, now),
+    attemptCount: 1,
+    firstAttemptAt: now,
+    attemptsBeforeTask: 1,
+    inFlight: { attempt: 1, startedAt: now, expiresAt: now + policy.timeoutMs + CLAIM_MARGIN_MS },
+  };
 }
 
 /** The delivery's task (deterministic id: a second enqueue of the same delivery is a no-op), now or after `delaySeconds`. */
