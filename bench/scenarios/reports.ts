@@ -4,7 +4,8 @@ import { createKeys } from '#functions/keys/lifecycle';
 import { createApp } from '#functions/projects/repository';
 import { ERROR_GROUP_SHARDS, ERROR_GROUPS, GROUP_SHARDS, groupShardId, type ErrorGroupDoc } from '#functions/store/rollups/errorGroupModel';
 import { EVENT_ROLLUPS, EVENT_SHARDS, METRIC, REVENUE_ROLLUPS, REVENUE_SHARDS, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from '#functions/store/rollups/model';
-import { hourOf } from '#functions/store/rollups/periods';
+import { ALL_TIME, hourOf, periodKeys } from '#functions/store/rollups/periods';
+import { compactRollupPeriods } from '#functions/store/rollups/compaction';
 import { seriesKey, writeRollupDeltas, type RollupDelta } from '#functions/store/rollups/rollupWrite';
 import { subscriberDeltas } from '#functions/entitlements/subscriberRollup';
 import { EnvScope } from '#functions/store/scope';
@@ -184,6 +185,24 @@ async function seedCustomers(ctx: BenchContext): Promise<string> {
   return (await createKeys(ctx.deps.db, { appId: app.appId, env: 'test', scopes: ['reporting:identity'], acknowledgeRowLevelData: true }, now)).secret.key;
 }
 
+/**
+ * Leaves the seeded rollups as the hourly rollup worker would have (store/rollups/compaction.ts):
+ * shards 1…N−1 moved into shard 0, for every period a report of the last `days` days reads (each
+ * day, every month and year of the history, all-time). Older day documents are not read by these
+ * reports, so they are left as written.
+ */
+async function compactSeeded(ctx: BenchContext, collection: string, shards: number, days: number, years: number): Promise<void> {
+  const now = ctx.deps.clock.now();
+  const periods = new Set<string>([ALL_TIME]);
+  for (let day = 0; day <= days; day += 1) periods.add(periodKeys(hourOf(now - day * DAY)).day);
+  for (let day = 0; day <= years * 366; day += 28) {
+    const keys = periodKeys(hourOf(now - day * DAY));
+    periods.add(keys.month).add(keys.year);
+  }
+  const list = [...periods];
+  for (let i = 0; i < list.length; i += 10) await compactRollupPeriods(scopeOf(ctx), collection, shards, list.slice(i, i + 10));
+}
+
 /** The store floor of a report: one `getAll` of as many small documents as the report reads. */
 function docsFloor(count: number) {
   return async (ctx: BenchContext) => {
@@ -197,12 +216,21 @@ function docsFloor(count: number) {
 const get = (path: string, key: string): BenchRequest => ({ method: 'GET', path, headers: { Authorization: `Bearer ${key}` } });
 
 export const reportScenarios: Scenario[] = [
+  // Each "compacted rollups" scenario follows its pair: the same history after the rollup
+  // worker's compaction (its steady state). The reader is unchanged, so a pair runs the same code
+  // on the two layouts of the same figures.
   {
     name: 'GET /v1/reports/subscribers (2 years, 292k changes; 30 days by day), 4 clients',
     connections: 4,
     unmetered: true, // the report's own cost; the reports bucket (burst 20) would answer most with 429
     note: 'in parallel: masked getAlls by id of the last day (hours), the month documents of the other days (day totals) and the running totals before the range (all-time, year and month documents), 4 shards each',
     prepare: async (ctx) => (await seedSubscribers(ctx), get('/v1/reports/subscribers', secretOf(ctx))),
+  },
+  {
+    name: 'GET /v1/reports/subscribers (2 years; 30 days by day), compacted rollups, 4 clients',
+    connections: 4,
+    unmetered: true,
+    prepare: async (ctx) => (await seedSubscribers(ctx), await compactSeeded(ctx, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS, 32, 2), get('/v1/reports/subscribers', secretOf(ctx))),
   },
   {
     name: 'GET /v1/reports/subscribers (10× the history: 20 years, 2.9M changes; 30 days by day), 4 clients',
@@ -217,16 +245,34 @@ export const reportScenarios: Scenario[] = [
     prepare: async (ctx) => (await seedSubscribers(ctx), get(`/v1/reports/subscribers?granularity=hour&from=${ctx.deps.clock.now() - 7 * DAY}`, secretOf(ctx))),
   },
   {
+    name: 'GET /v1/reports/subscribers (2 years; 7 days by hour), compacted rollups, 4 clients',
+    connections: 4,
+    unmetered: true,
+    prepare: async (ctx) => (await seedSubscribers(ctx), await compactSeeded(ctx, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS, 32, 2), get(`/v1/reports/subscribers?granularity=hour&from=${ctx.deps.clock.now() - 7 * DAY}`, secretOf(ctx))),
+  },
+  {
     name: 'GET /v1/reports/revenue (2 years, 365k payments; 30 days by day), 4 clients',
     connections: 4,
     unmetered: true, // the report's own cost; the reports bucket (burst 20) would answer most with 429
     prepare: async (ctx) => (await seedRevenue(ctx), get('/v1/reports/revenue', secretOf(ctx))),
   },
   {
+    name: 'GET /v1/reports/revenue (2 years; 30 days by day), compacted rollups, 4 clients',
+    connections: 4,
+    unmetered: true,
+    prepare: async (ctx) => (await seedRevenue(ctx), await compactSeeded(ctx, REVENUE_ROLLUPS, REVENUE_SHARDS, 32, 2), get('/v1/reports/revenue', secretOf(ctx))),
+  },
+  {
     name: 'GET /v1/reports/events (1 year, 7.3M events, 40 names; 30 days by day), 4 clients',
     connections: 4,
     unmetered: true, // the report's own cost; the reports bucket (burst 20) would answer most with 429
     prepare: async (ctx) => (await seedEvents(ctx), get('/v1/reports/events', secretOf(ctx))),
+  },
+  {
+    name: 'GET /v1/reports/events (1 year; 30 days by day), compacted rollups, 4 clients',
+    connections: 4,
+    unmetered: true,
+    prepare: async (ctx) => (await seedEvents(ctx), await compactSeeded(ctx, EVENT_ROLLUPS, EVENT_SHARDS, 32, 1), get('/v1/reports/events', secretOf(ctx))),
   },
   {
     name: 'GET /v1/reports/errors (3,000 groups; first page of 20), 4 clients',

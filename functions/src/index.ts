@@ -17,6 +17,7 @@ import type { Express } from 'express';
 import type { GroupName } from './app/groupNames';
 import { deployRegion } from './config/region';
 import { RETENTION_SCHEDULE } from './retention/schedule';
+import { ROLLUP_COMPACTION_SCHEDULE } from './store/rollups/compactionSchedule';
 import { QUEUE_CONFIGS, type QueueName } from './tasks/queue';
 import { WEBHOOK_WORKER_SCHEDULE } from './webhooks/outboxSchedule';
 
@@ -89,4 +90,10 @@ export const retentionWorker = onSchedule({ schedule: RETENTION_SCHEDULE, timeou
 export const webhookWorker = onSchedule({ schedule: WEBHOOK_WORKER_SCHEDULE, timeoutSeconds: 120 }, async () => {
   const [{ runWebhookWorker }, ready] = await Promise.all([import('./app/workers/outboxWorker'), getDeps()]);
   await runWebhookWorker(ready);
+});
+
+/** The rollup worker, hourly: folds the report rollups' recent shards into shard 0 (store/rollups/compaction.ts). */
+export const rollupWorker = onSchedule({ schedule: ROLLUP_COMPACTION_SCHEDULE, timeoutSeconds: 540 }, async () => {
+  const [{ runRollupWorker }, ready] = await Promise.all([import('./app/workers/rollupWorker'), getDeps()]);
+  await runRollupWorker(ready);
 });

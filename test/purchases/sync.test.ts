@@ -1,7 +1,8 @@
 /**
  * Guarantees of POST /v1/purchases/sync (and /v1/purchases): only the App Store rail (Stripe and
  * Google point to their webhooks); transactions verified by Apple's library against the
- * configured root, production first then sandbox — forged, expired, markerless or wrong-bundle
+ * configured root, in the environment the payload claims first (one verification for a genuine
+ * transaction), then the other — forged, expired, markerless or wrong-bundle
  * ones are 401 invalid_api_key; the payload's environment must be the key's (403 env_mismatch);
  * the customer resolves through originalTransactionId or appAccountToken; a re-sent transaction
  * changes nothing; an older transaction never regresses newer state; a family-shared
@@ -10,6 +11,7 @@
  * Unicode is the caller's 400 invalid_param_value (never a slow 500) and writes nothing.
  */
 import { randomUUID } from 'node:crypto';
+import { SignedDataVerifier } from '@apple/app-store-server-library';
 import type { AuditEntry } from '../../functions/src/audit/model';
 import { DAY } from '../../functions/src/clock';
 import { linkHints } from '../../functions/src/identity/repository';
@@ -185,6 +187,22 @@ describe('verification', () => {
     expect(res.body.env).toBe('production');
     expect(await auditOf(world, 'live', syncEventId(txn.transactionId as string))).toMatchObject({ env: 'live', decision: 'applied' });
     expect(await auditOf(world, 'test', syncEventId(txn.transactionId as string))).toBeNull();
+  });
+
+  it('verifies a genuine transaction once, in the environment it claims (issue 23: CPU per sync)', async () => {
+    const verifications = jest.spyOn(SignedDataVerifier.prototype, 'verifyAndDecodeTransaction');
+    try {
+      expect((await sync({ rail: 'apple', signedTransactionInfo: signed({ environment: 'Sandbox' }) })).status).toBe(200);
+      expect(verifications).toHaveBeenCalledTimes(1);
+      expect((await sync({ rail: 'apple', signedTransactionInfo: signed({ environment: 'Production' }) }, { env: 'live' })).status).toBe(200);
+      expect(verifications).toHaveBeenCalledTimes(2);
+      // A claim is only an order: a payload re-written to claim the other environment verifies nowhere.
+      const [header, payload, signature] = signed({ environment: 'Sandbox' }).split('.');
+      const claimsProduction = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), environment: 'Production' })).toString('base64url');
+      expectError(await sync({ rail: 'apple', signedTransactionInfo: `${header}.${claimsProduction}.${signature}` }, { env: 'live' }), 401, 'authentication_error', 'invalid_api_key');
+    } finally {
+      verifications.mockRestore();
+    }
   });
 
   it('ignores renewal info that fails verification (non-fatal)', async () => {

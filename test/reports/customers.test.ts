@@ -4,7 +4,7 @@
  * entitlements, in id order, paged with an opaque cursor that visits each once; merged customers
  * are not listed; nothing of the other environment or another project.
  */
-import { createKeys } from '../../functions/src/keys/lifecycle';
+import { createKeys, revokeKey } from '../../functions/src/keys/lifecycle';
 import { linkHints } from '../../functions/src/identity/repository';
 import { listConflicts, mergeConflict } from '../../functions/src/identity/conflicts';
 import { createApp } from '../../functions/src/projects/repository';
@@ -81,4 +81,46 @@ it('refuses a cursor of another list', async () => {
   const res = await service.request().get(`/v1/reports/customers?cursor=${Buffer.from(JSON.stringify({ c: 'x' })).toString('base64url')}`).set('Authorization', `Bearer ${identityKey}`);
   expect(res.status).toBe(400);
   expect(res.body.error.code).toBe('invalid_param_value');
+});
+
+it('pages through many customers, each once in id order, skipping those not active, whatever the page size', async () => {
+  const other = await seedProject(service);
+  const scope = new EnvScope(service.deps.db, other.projectId, 'test');
+  const link = async (hints: { kind: any; id: string }[]) => (await linkHints(scope, hints, 'self_asserted', service.clock.now())).customerId!;
+  const listed: string[] = [];
+  for (let i = 0; i < 5; i += 1) listed.push(await link([{ kind: 'developer', id: `user-${i}` }]));
+  // Two device customers, each merged into a user's: listed no more, wherever they fall in id order.
+  const devices = [await link([{ kind: 'anonymous', id: 'device-a' }]), await link([{ kind: 'anonymous', id: 'device-b' }])];
+  await link([{ kind: 'developer', id: 'user-1' }, { kind: 'anonymous', id: 'device-a' }]);
+  await link([{ kind: 'developer', id: 'user-4' }, { kind: 'anonymous', id: 'device-b' }]);
+  for (const conflict of await listConflicts(scope)) await mergeConflict(scope, conflict.conflictId, service.clock.now());
+  const stillActive = await Promise.all(devices.map(async (id) => (await scope.get(scope.doc('customers', id))).data()?.status));
+  expect(stillActive).toEqual(['merged', 'merged']);
+  const key = await keyFor(other, 'test');
+  for (const limit of [1, 2, 3, 100]) {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: any = await report(service, key, `/v1/reports/customers?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.data.length).toBeLessThanOrEqual(limit);
+      seen.push(...page.data.map((row: any) => row.serviceCustomerId));
+      cursor = page.nextCursor;
+      expect(page.hasMore).toBe(cursor !== null);
+      pages += 1;
+      service.clock.advance(1000); // the reports bucket refills
+    } while (cursor);
+    expect(seen).toEqual([...listed].sort());
+    expect(pages).toBe(Math.max(1, Math.ceil(listed.length / limit)));
+  }
+});
+
+it('refuses a revoked row-level key on its very next request, though the page query runs beside the key check', async () => {
+  const key = await keyFor(project, 'test');
+  await report(service, key, '/v1/reports/customers'); // warm the key cache
+  await revokeKey(service.deps.db, key, service.clock.now());
+  const res = await service.request().get('/v1/reports/customers').set('Authorization', `Bearer ${key}`);
+  expect(res.status).toBe(401);
+  expect(res.body.error.code).toBe('key_revoked');
+  expect(JSON.stringify(res.body)).not.toContain(ids.alice);
 });

@@ -21,7 +21,7 @@ import type { PurchaseResult } from '../wire/purchases';
 /**
  * Purchase sync: a signed App Store transaction forwarded by the app, so entitlements
  * provision before Apple's server notification arrives. The transaction is verified by
- * Apple's library (production first, then sandbox), must belong to the key's environment, and
+ * Apple's library (the environment it claims first, then the other), must belong to the key's environment, and
  * then runs the same decision as a notification (rails/decision.ts) under the event id
  * `apple_txn_<transactionId>`, which is what makes a re-sent transaction a no-op.
  *

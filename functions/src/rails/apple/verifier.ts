@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type KeyObject, type X509Certificate } from 'node:crypto';
 import type {
   JWSRenewalInfoDecodedPayload,
   JWSTransactionDecodedPayload,
@@ -6,6 +6,7 @@ import type {
   SignedDataVerifier,
 } from '@apple/app-store-server-library';
 import type { AppleRailConfig } from '../config';
+import { ChainCache, validityWindow } from './chainCache';
 
 /**
  * App Store signed data, verified only by Apple's own library (`SignedDataVerifier`: x5c chain
@@ -32,6 +33,40 @@ let library: Promise<AppleLibrary> | undefined;
 /** Apple's library (~100 ms to load) is loaded by the first App Store request, not at cold start. */
 const appleLibrary = (): Promise<AppleLibrary> => (library ??= import('@apple/app-store-server-library'));
 
+/** The library's tolerance around certificate validity (its `MAX_SKEW`, not exported). */
+const CERTIFICATE_DATE_SKEW_MS = 60_000;
+
+/**
+ * Apple's `SignedDataVerifier`, verifying each distinct certificate chain once (chainCache.ts)
+ * through the library's own extension point (`verifyCertificateChain`, which the library uses
+ * for its online-checks cache). A miss runs the library's full check (roots, Apple's marker
+ * OIDs, CA flag, dates, OCSP when online) and only its success is stored; a hit re-checks the
+ * three certificates' dates at this JWS's effective date the way the library does. Everything
+ * else (header, x5c length, the JWS signature with the leaf's key, bundle id, environment) runs
+ * in the library for every JWS.
+ */
+let chainCachingVerifier: ReturnType<typeof defineChainCachingVerifier> | undefined;
+function defineChainCachingVerifier({ SignedDataVerifier, VerificationException, VerificationStatus }: AppleLibrary) {
+  return class ChainCachingVerifier extends SignedDataVerifier {
+    private readonly chains = new ChainCache();
+
+    protected override async verifyCertificateChain(trustedRoots: X509Certificate[], leaf: X509Certificate, intermediate: X509Certificate, effectiveDate: Date): Promise<KeyObject> {
+      const now = Date.now();
+      const known = this.chains.get(leaf, intermediate, now, this.enableOnlineChecks);
+      if (known) {
+        const at = effectiveDate.getTime();
+        if (known.validFrom > at + CERTIFICATE_DATE_SKEW_MS || known.validTo < at - CERTIFICATE_DATE_SKEW_MS) throw new VerificationException(VerificationStatus.INVALID_CERTIFICATE);
+        return known.publicKey;
+      }
+      const publicKey = await this.verifyCertificateChainWithoutCaching(trustedRoots, leaf, intermediate, effectiveDate);
+      // The root the library accepted (its loop keeps the last that signed the intermediate), for its dates.
+      const root = trustedRoots.findLast((candidate) => intermediate.issuer === candidate.subject && intermediate.verify(candidate.publicKey));
+      if (root) this.chains.set(leaf, intermediate, { publicKey, ...validityWindow([leaf, intermediate, root]), verifiedAt: now });
+      return publicKey;
+    }
+  };
+}
+
 export class AppleVerifiers {
   private readonly cache = new Map<string, SignedDataVerifier>();
 
@@ -50,9 +85,10 @@ export class AppleVerifiers {
       .digest('hex');
     let verifier = this.cache.get(cacheKey);
     if (!verifier) {
-      const { Environment, SignedDataVerifier } = await appleLibrary();
-      const env = environment === 'Production' ? Environment.PRODUCTION : Environment.SANDBOX;
-      verifier = new SignedDataVerifier(roots.map((cert) => Buffer.from(cert, 'base64')), this.onlineChecks, env, config.bundleId, appAppleId);
+      const apple = await appleLibrary();
+      const env = environment === 'Production' ? apple.Environment.PRODUCTION : apple.Environment.SANDBOX;
+      const ChainCachingVerifier = (chainCachingVerifier ??= defineChainCachingVerifier(apple));
+      verifier = new ChainCachingVerifier(roots.map((cert) => Buffer.from(cert, 'base64')), this.onlineChecks, env, config.bundleId, appAppleId);
       if (this.cache.size >= 64) this.cache.clear();
       this.cache.set(cacheKey, verifier);
     }
@@ -60,12 +96,15 @@ export class AppleVerifiers {
   }
 
   /**
-   * A signed transaction from a device: production first, then sandbox (the environment is
-   * inside the payload and each verifier accepts only its own).
+   * A signed transaction from a device, verified in each environment until one accepts it (the
+   * environment is inside the payload and each verifier accepts only its own). The environment
+   * the payload claims is tried first, unverified and only to order the attempts: a genuine
+   * transaction is verified once, not first refused by the other environment's verifier.
    */
   async verifyTransaction(config: AppleRailConfig, signedTransaction: string): Promise<{ transaction: JWSTransactionDecodedPayload; environment: AppleEnvironment }> {
     const failures: string[] = [];
-    for (const environment of ['Production', 'Sandbox'] as const) {
+    const claimsSandbox = unverifiedJwsPayload(signedTransaction)?.environment === 'Sandbox';
+    for (const environment of claimsSandbox ? (['Sandbox', 'Production'] as const) : (['Production', 'Sandbox'] as const)) {
       const verifier = await this.forEnvironment(config, environment);
       if (!verifier) {
         failures.push(`${environment}: not configured`);
