@@ -4,6 +4,7 @@
  */
 import { db } from '../functions/src/store/firestore';
 import { EVENTS, eventDocId } from '../functions/src/events/model';
+import { storedEventConverter } from '../functions/src/events/storedEventCodec';
 import { api, eventually, IOS_BUNDLE, IOS_TEST_PUBLISHABLE, PROJECT, WEB_TEST_SECRET } from './support/suite';
 
 const run = Date.now().toString(36);
@@ -46,7 +47,7 @@ it('events → the identity-resolution task stores them with their customer', as
   expect(landed.status).toBe(202);
   expect(landed.body).toMatchObject({ received: 1, env: 'sandbox' });
 
-  const stored = db().collection('projects').doc(PROJECT).collection('envs').doc('test').collection(EVENTS).doc(eventDocId(eventId));
+  const stored = db().collection('projects').doc(PROJECT).collection('envs').doc('test').collection(EVENTS).doc(eventDocId(eventId)).withConverter(storedEventConverter);
   const event = await eventually('the identity-resolution task to store the event', async () => {
     const snapshot = await stored.get();
     return snapshot.exists ? snapshot.data() : undefined;

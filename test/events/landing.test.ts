@@ -9,6 +9,7 @@ import { MINUTE } from '../../functions/src/clock';
 import { decodeBatchEvents } from '../../functions/src/events/batchCodec';
 import { batchDocId, eventDocId, type LandedBatch } from '../../functions/src/events/model';
 import { deleteLandedBatch } from '../../functions/src/events/repository';
+import { storedEventConverter } from '../../functions/src/events/storedEventCodec';
 import { resolveEventIdentities } from '../../functions/src/events/resolution';
 import { STALE_BATCH_AFTER_MS } from '../../functions/src/retention/eventBatchSweep';
 import { runRetention } from '../../functions/src/retention/worker';
@@ -36,7 +37,8 @@ function serviceWithHeldResolution() {
 }
 
 const batchesOf = (service: TestService, project: SeededProject) => service.deps.db.collection(`projects/${project.projectId}/envs/test/eventBatches`);
-const eventsOf = (service: TestService, project: SeededProject) => service.deps.db.collection(`projects/${project.projectId}/envs/test/events`);
+/** The stored events, read as the service reads them (packed or not: storedEventCodec.ts). */
+const eventsOf = (service: TestService, project: SeededProject) => service.deps.db.collection(`projects/${project.projectId}/envs/test/events`).withConverter(storedEventConverter);
 
 it('lands a 100-event batch as one document; its task stores the events and removes it', async () => {
   const { service, held, release } = serviceWithHeldResolution();
@@ -59,9 +61,9 @@ it('lands a 100-event batch as one document; its task stores the events and remo
   expect((await batchesOf(service, project).get()).size).toBe(0);
   const stored = await eventsOf(service, project).get();
   expect(stored.size).toBe(100);
-  expect(new Set(stored.docs.map((doc) => doc.get('serviceCustomerId'))).size).toBe(1);
-  expect(stored.docs[0].get('properties')).toBe('{"screen":"home"}');
-  expect(stored.docs[0].get('receivedAt')).toBe(landed.receivedAt);
+  expect(new Set(stored.docs.map((doc) => doc.data().serviceCustomerId)).size).toBe(1);
+  expect(stored.docs[0].data().properties).toBe('{"screen":"home"}');
+  expect(stored.docs[0].data().receivedAt).toBe(landed.receivedAt);
 });
 
 it('a warm 100-event batch costs one read and one commit, whatever its size', async () => {
@@ -138,7 +140,7 @@ it('an erasure removes the erased customer\'s events from batches still waiting 
   expect(left.docs[0].get('eventCount')).toBe(1);
 
   await release(); // the tasks of both landings run: one batch is gone, the other holds one event
-  expect((await eventsOf(service, project).get()).docs.map((doc) => doc.get('eventId'))).toEqual(['mixed-other']);
+  expect((await eventsOf(service, project).get()).docs.map((doc) => doc.data().eventId)).toEqual(['mixed-other']);
 });
 
 it('the retention worker re-enqueues a batch whose task was lost, once it is stale', async () => {

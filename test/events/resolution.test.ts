@@ -15,7 +15,7 @@ import type { QueueName } from '../../functions/src/tasks/queue';
 import { RoundTripCounter, withRoundTripCounter } from '../../functions/src/store/roundTrips';
 import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, seedProject, type SeededProject, type TestService } from '../support/harness';
-import { event, postEvents, storedEvent } from './support';
+import { event, postEvents, storedEvent, storedEvents } from './support';
 
 let service: TestService;
 let project: SeededProject;
@@ -126,8 +126,8 @@ it('each landing has its own task; a retried batch still stores each event once;
   expect(enqueued[1].id).not.toBe(enqueued[0].id);
   expect(enqueued[1].payload).toEqual(enqueued[0].payload);
 
-  const events = await spy.deps.db.collection(`projects/${own.projectId}/envs/test/events`).get();
-  expect(events.docs.map((doc) => doc.get('eventId')).sort()).toEqual(['dedup-1', 'dedup-2']);
+  const events = await storedEvents(spy, own.projectId);
+  expect(events.map((stored) => stored.eventId).sort()).toEqual(['dedup-1', 'dedup-2']);
   expect((await spy.deps.db.collection(`projects/${own.projectId}/envs/test/eventBatches`).get()).size).toBe(0);
   const first = await storedEvent(spy, own.projectId, 'dedup-1');
   expect(first?.serviceCustomerId).toMatch(/^cdcust_/);

@@ -1,5 +1,5 @@
-import type { DocumentData } from 'firebase-admin/firestore';
 import { eventDocId, type StoredEvent } from '../../functions/src/events/model';
+import { storedEventConverter } from '../../functions/src/events/storedEventCodec';
 import type { Env } from '../../functions/src/store/env';
 import { lockHeaders, type SeededProject, type TestService } from '../support/harness';
 
@@ -37,16 +37,17 @@ export function postEvents(service: TestService, project: SeededProject, body: u
 
 /**
  * Events are stored by the identity-resolution task of their batch: the readers below wait for
- * the service's queued tasks first.
+ * the service's queued tasks first, and read the events as the service does (packed or not,
+ * storedEventCodec.ts).
  */
-export async function storedEvents(service: TestService, projectId: string, env: Env = 'test'): Promise<(StoredEvent & DocumentData)[]> {
+export async function storedEvents(service: TestService, projectId: string, env: Env = 'test'): Promise<StoredEvent[]> {
   await service.tasks.drain();
-  const snapshot = await service.deps.db.collection(`projects/${projectId}/envs/${env}/events`).get();
-  return snapshot.docs.map((doc) => doc.data() as StoredEvent);
+  const snapshot = await service.deps.db.collection(`projects/${projectId}/envs/${env}/events`).withConverter(storedEventConverter).get();
+  return snapshot.docs.map((doc) => doc.data());
 }
 
 export async function storedEvent(service: TestService, projectId: string, eventId: string, env: Env = 'test'): Promise<StoredEvent | null> {
   await service.tasks.drain();
-  const snapshot = await service.deps.db.doc(`projects/${projectId}/envs/${env}/events/${eventDocId(eventId)}`).get();
-  return snapshot.exists ? (snapshot.data() as StoredEvent) : null;
+  const snapshot = await service.deps.db.doc(`projects/${projectId}/envs/${env}/events/${eventDocId(eventId)}`).withConverter(storedEventConverter).get();
+  return snapshot.data() ?? null;
 }

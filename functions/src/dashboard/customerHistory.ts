@@ -1,7 +1,8 @@
 import { FieldPath, type Query } from 'firebase-admin/firestore';
 import type { AuditEntry } from '../audit/model';
 import { toPublicAuditEntry } from '../audit/publicShape';
-import { EVENTS, storedEventConverter, type StoredEvent } from '../events/model';
+import { EVENTS, type StoredEvent } from '../events/model';
+import { storedEventConverter } from '../events/storedEventCodec';
 import { decodeCursor, encodeCursor } from '../reports/cursor';
 import type { Platform } from '../wire/vocabulary';
 import type { EnvScope } from '../store/scope';

@@ -9,7 +9,8 @@ import { storedRecord } from '../store/converters';
  *
  * - `eventBatches/{batchDocId(…)}`      LandedBatch: a landed batch as one document, written by
  *   the request path in its one commit, read and deleted by the identity-resolution task.
- * - `events/{eventDocId(eventId)}`      StoredEvent, written by that task. The id is derived from
+ * - `events/{eventDocId(eventId)}`      StoredEvent, written by that task as a StoredEventDocument
+ *   (storedEventCodec.ts: queried fields as fields, the rest packed). The id is derived from
  *   the event id, so a retried batch overwrites its own records instead of adding new ones.
  * - `errorPasses/{fingerprint}_{minute}` ErrorPassMarker: the error event of this fingerprint
  *   that passed the throttle in this minute (one per fingerprint per minute).
@@ -28,6 +29,9 @@ export interface IdentityHints {
   anonymousId: string | null;
   serviceCustomerId: string | null;
 }
+
+/** Hints as a packed event document stores them: only those the event has. */
+export type StoredHints = Partial<IdentityHints>;
 
 /** Per-event fields, as validated (and, for a throttled batch, passed) by the request path. */
 export interface BatchedEvent {
@@ -78,31 +82,21 @@ export interface ResolvedEventFields {
 
 export type StoredEvent = IngestedEventFields & Partial<ResolvedEventFields>;
 
-/** Fields a retried batch replaces wholesale (set with mergeFields, leaving resolution intact). */
-export const INGESTED_FIELDS: readonly (keyof IngestedEventFields)[] = [
-  'eventId',
-  'eventIdSource',
-  'name',
-  'timestamp',
-  'clientTimestamp',
-  'receivedAt',
-  'properties',
-  'level',
-  'tags',
-  'categoryTags',
-  'softDropped',
-  'fingerprint',
-  'hints',
-  'throttlePass',
-  'env',
-  'appId',
-  'platform',
-  'sdk',
-  'sdkHeader',
-  'envelopeVersion',
-  'requestId',
-  'expiresAt',
-];
+/**
+ * An event document as stored (storedEventCodec.ts): the fields queries filter or order on, and
+ * the rest of the event as one JSON string. Documents stored before packing hold a StoredEvent
+ * as is; `storedEventConverter` reads both.
+ */
+export interface StoredEventDocument {
+  /** JSON object: every IngestedEventFields field but the three below. */
+  packed: string;
+  timestamp: number;
+  /** The event's hints without the null ones. */
+  hints: StoredHints;
+  expiresAt: Timestamp;
+  serviceCustomerId?: string;
+  resolvedAt?: number;
+}
 
 /**
  * A landed batch, waiting for the identity-resolution task to store its events one by one.
@@ -148,4 +142,4 @@ export const BATCH_DOC_ID_PATTERN = /^b_[0-9a-f]{40}$/;
 export const errorPassDocId = (fingerprint: string, minute: number): string => `${fingerprint}_${minute}`;
 
 export const landedBatchConverter = storedRecord<LandedBatch>();
-export const storedEventConverter = storedRecord<StoredEvent>();
+

@@ -1,13 +1,12 @@
-import { Timestamp, type DocumentReference, type DocumentSnapshot, type WriteBatch } from 'firebase-admin/firestore';
+import { Timestamp, type CollectionReference, type DocumentReference, type DocumentSnapshot, type WriteBatch } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
+import { packStoredEvent, REQUEST_FIELD_PATHS } from './storedEventCodec';
 import {
   ERROR_PASSES,
   landedBatchConverter,
-  storedEventConverter,
   errorPassDocId,
   EVENT_BATCHES,
   EVENTS,
-  INGESTED_FIELDS,
   type ErrorPassMarker,
   type IngestedEventFields,
   type LandedBatch,
@@ -16,7 +15,12 @@ import {
 
 /** Event storage inside the key's partition. Every read and write goes through the scope. */
 
-export const eventRef = (scope: EnvScope, docId: string) => scope.doc(EVENTS, docId).withConverter(storedEventConverter);
+/**
+ * The events collection the identity-resolution task writes to: untyped, because the task writes
+ * packed documents (storedEventCodec.ts) and only tests whether they exist; every read of an
+ * event's content goes through `storedEventConverter`, which reads both stored shapes.
+ */
+export const eventsCollection = (scope: EnvScope): CollectionReference => scope.collection(EVENTS);
 
 export const batchRef = (scope: EnvScope, docId: string) => scope.doc(EVENT_BATCHES, docId).withConverter(landedBatchConverter);
 export const batchesCollection = (scope: EnvScope) => scope.collection(EVENT_BATCHES).withConverter(landedBatchConverter);
@@ -54,8 +58,8 @@ export const errorPassWrite = (batch: WriteBatch, scope: EnvScope, marker: Error
  * landing of the same event survives.
  */
 export function putEvent(batch: WriteBatch, ref: DocumentReference, fields: IngestedEventFields, resolved: ResolvedEventFields | null): void {
-  if (resolved) batch.set(ref, { ...fields, ...resolved });
-  else batch.set(ref, fields, { mergeFields: [...INGESTED_FIELDS] });
+  if (resolved) batch.set(ref, packStoredEvent(fields, resolved));
+  else batch.set(ref, packStoredEvent(fields, null), { mergeFields: [...REQUEST_FIELD_PATHS] });
 }
 
 /**
@@ -63,7 +67,7 @@ export function putEvent(batch: WriteBatch, ref: DocumentReference, fields: Inge
  * the commit fails and the task runs again (its report rollups then do not count it twice).
  */
 export function createEvent(batch: WriteBatch, ref: DocumentReference, fields: IngestedEventFields, resolved: ResolvedEventFields | null): void {
-  batch.create(ref, resolved ? { ...fields, ...resolved } : fields);
+  batch.create(ref, packStoredEvent(fields, resolved));
 }
 
 /**

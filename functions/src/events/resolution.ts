@@ -10,7 +10,7 @@ import { eventLogs } from './logs';
 import { decodeLandedBatch } from './batchCodec';
 import { eventDocId, type IdentityHints, type IngestedEventFields, type LandedBatch } from './model';
 import { StoredEventRollups, type EventToStore } from './storedEventRollups';
-import { batchRef, createEvent, deleteLandedBatch, eventRef, putEvent } from './repository';
+import { batchRef, createEvent, deleteLandedBatch, eventsCollection, putEvent } from './repository';
 import { parseIdentityResolutionPayload } from './resolutionTask';
 
 /**
@@ -85,11 +85,12 @@ async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: n
   let attached = 0;
   let unresolved = 0;
   const resolvedEvents: EventToStore[] = [];
+  const eventDocs = eventsCollection(scope);
   for (const group of groups.values()) {
     const serviceCustomerId = await resolveHints(scope, group.hints, known, now, memory);
     if (serviceCustomerId) attached += group.events.length;
     else unresolved += group.events.length;
-    for (const fields of group.events) resolvedEvents.push({ ref: eventRef(scope, eventDocId(fields.eventId)), fields, customerId: serviceCustomerId });
+    for (const fields of group.events) resolvedEvents.push({ ref: eventDocs.doc(eventDocId(fields.eventId)), fields, customerId: serviceCustomerId });
   }
   // Two copies of one event id: one record, the later copy wins (as when each was a `set`).
   const toStore = [...new Map(resolvedEvents.map((event) => [event.ref.path, event])).values()];

@@ -25,6 +25,18 @@ export function storedRecord<T>(): FirestoreDataConverter<T, DocumentData> {
   };
 }
 
+/**
+ * The converter of a record type stored in another shape (events, packed: events/
+ * storedEventCodec.ts): `encode` turns a whole record into its document, `decode` reads a stored
+ * document (in any shape the type has been stored in) as the record.
+ */
+export function encodedRecord<T>(encode: (record: T) => DocumentData, decode: (stored: DocumentData) => T): FirestoreDataConverter<T, DocumentData> {
+  return {
+    toFirestore: (record: WithFieldValue<T> | PartialWithFieldValue<T>) => encode(record as T),
+    fromFirestore: (snapshot: QueryDocumentSnapshot) => decode(snapshot.data()),
+  };
+}
+
 /** Any document reference, whatever record type it reads as. */
 export type AnyDocumentReference = DocumentReference<any, any>;
 

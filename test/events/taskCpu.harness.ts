@@ -1,0 +1,99 @@
+/**
+ * Measuring harness (not a suite: `*.harness.ts` is outside jest's testMatch and never runs in
+ * `npm test`): the identity-resolution task alone, on landings of the bench's shape
+ * (bench/scenarios/events.ts: 100 events without ids, a tenth errors, seven devices, sdk and
+ * envelope version). Lands TASKS + WARM_UP batches through the real route with their tasks held,
+ * then runs the tasks one after another, each under process.cpuUsage and a round-trip counter.
+ * Prints CPU ms per task, documents read, round trips, and per stored event document its values
+ * and the index entries firestore.indexes.json gives it. Asserts nothing about time.
+ *
+ *   npx jest --runInBand --testMatch '<rootDir>/test/events/taskCpu.harness.ts' test/events/taskCpu.harness.ts
+ *
+ * Written so that the code before packing (git archive of an older commit, with this file and
+ * test/support/indexEntries.ts copied in) runs it unchanged, for paired old/new runs (docs/benchmarks.md, "Branch eventstore").
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { resolveEventIdentities } from '../../functions/src/events/resolution';
+import { RoundTripCounter, withRoundTripCounter } from '../../functions/src/store/roundTrips';
+import { createTestService, lockHeaders, seedProject } from '../support/harness';
+import { indexEntries, readIndexConfig, valueCount } from '../support/indexEntries';
+
+const TASKS = Number(process.env.HARNESS_TASKS ?? 40);
+const WARM_UP = 5;
+
+const benchBatch = () => ({
+  sdk: { name: '@tessera/web', version: '2.4.0' },
+  envelopeVersion: 1,
+  events: Array.from({ length: 100 }, (_, i) =>
+    i % 10 === 9
+      ? { name: 'js_error', level: 'error', anonymousId: `bench-device-${i % 7}`, properties: { errorType: 'TypeError', message: `bench failure ${i}` }, tags: { release: '2.4.0' } }
+      : { name: i % 3 === 0 ? 'screen_view' : 'tap', anonymousId: `bench-device-${i % 7}`, timestamp: Date.now(), properties: { screen: `s${i % 5}`, index: i } },
+  ),
+});
+
+/** HARNESS_PROFILE=file.cpuprofile: a V8 CPU profile of the measured tasks only. */
+async function startProfiler() {
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 100 });
+  await post('Profiler.start');
+  return { stop: async () => ((await post('Profiler.stop')) as { profile: object }).profile };
+}
+
+it(`runs ${TASKS} identity-resolution tasks of 100 events and reports their cost`, async () => {
+  const service = createTestService();
+  const held: Record<string, unknown>[] = [];
+  const enqueue = service.tasks.enqueue.bind(service.tasks);
+  service.tasks.enqueue = async (queue, payload, options) => {
+    if (queue !== 'identityResolution') return enqueue(queue, payload, options);
+    held.push(payload);
+    return 'enqueued';
+  };
+  const project = await seedProject(service);
+  for (let i = 0; i < TASKS + WARM_UP; i++) {
+    service.clock.advance(1_000); // the events bucket refills 100 tokens a second: every batch lands whole
+    const res = await service
+      .request()
+      .post('/v1/events')
+      .set({ Authorization: `Bearer ${project.web.test.secret}`, ...lockHeaders('web') })
+      .send(benchBatch());
+    expect(res.status).toBe(202);
+  }
+  expect(held).toHaveLength(TASKS + WARM_UP);
+
+  for (const payload of held.splice(0, WARM_UP)) await resolveEventIdentities(payload, service.deps);
+  const cpuMs: number[] = [];
+  const counter = new RoundTripCounter();
+  const profiler = process.env.HARNESS_PROFILE ? await startProfiler() : null;
+  for (const payload of held.splice(0)) {
+    const before = process.cpuUsage();
+    await withRoundTripCounter(counter, () => resolveEventIdentities(payload, service.deps));
+    const used = process.cpuUsage(before);
+    cpuMs.push((used.user + used.system) / 1000);
+  }
+  if (profiler) writeFileSync(process.env.HARNESS_PROFILE as string, JSON.stringify(await profiler.stop()));
+
+  const stored = await service.deps.db.collection(`projects/${project.projectId}/envs/test/events`).get();
+  expect(stored.size).toBe((TASKS + WARM_UP) * 100);
+  const config = readIndexConfig();
+  const docs = stored.docs.map((d) => d.data());
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sorted = [...cpuMs].sort((a, b) => a - b);
+  const report = {
+    tasks: TASKS,
+    cpuMsPerTask: { mean: +mean(cpuMs).toFixed(1), median: +sorted[Math.floor(sorted.length / 2)].toFixed(1), min: +sorted[0].toFixed(1) },
+    documentsReadPerTask: counter.documents / TASKS,
+    roundTripsPerTask: counter.count / TASKS,
+    perEventDocument: {
+      topLevelFields: mean(docs.map((d) => Object.keys(d).length)),
+      values: mean(docs.map((d) => valueCount(d) - 1)),
+      indexEntries: mean(docs.map((d) => indexEntries(d, config, 'events'))),
+      bytesOfJson: Math.round(mean(docs.map((d) => JSON.stringify(d).length))),
+    },
+  };
+  // Straight to stderr: jest's console (its call-site capture) stays out of the measured run.
+  process.stderr.write(`TASK HARNESS ${JSON.stringify(report)}\n`);
+}, 600_000);
