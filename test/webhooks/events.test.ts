@@ -349,11 +349,11 @@ describe('at most once into delivery', () => {
     const customerId = await newCustomer();
     await grant(customerId, 'pro', 'P30D');
     const [event] = await events(customerId);
-    expect(await fanOutEvent(scope(), service().tasks, event.eventId, now())).toBe('already_fanned_out');
+    expect(await fanOutEvent(scope(), service().deps, event.eventId)).toBe('already_fanned_out');
     // As if the fan-out crashed after enqueueing, before marking the event.
     await webhookEventRef(scope(), event.eventId).update({ fannedOutAt: null });
     const attempts = queue.deliveryAttempts;
-    expect(await fanOutEvent(scope(), service().tasks, event.eventId, now())).toBe('fanned_out');
+    expect(await fanOutEvent(scope(), service().deps, event.eventId)).toBe('fanned_out');
     await webhookEventRef(scope(), event.eventId).update({ fannedOutAt: null });
     service().clock.advance(RELAY_AFTER_MS);
     await runWebhookWorker(service().deps);

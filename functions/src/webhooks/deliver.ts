@@ -11,14 +11,13 @@ import {
   MAX_KEPT_ATTEMPTS,
   parseDeliveryTask,
   type DeliveryAttempt,
-  type DeliveryFailure,
   type DeliveryRecord,
   type DeliveryTask,
 } from './deliveryModel';
-import { CLAIM_MARGIN_MS, deliveryPolicy, DISABLE_AFTER_FAILING_MS, RETRY_WINDOW_MS, type DeliveryOverrides, type DeliveryPolicy } from './deliveryPolicy';
-import { disableEndpointForDelivery, endpointRef } from './endpoints';
+import { CLAIM_MARGIN_MS, deliveryPolicy, RETRY_WINDOW_MS, type DeliveryOverrides, type DeliveryPolicy } from './deliveryPolicy';
+import { recordOutcomes, retryDelayAfter } from './deliveryOutcome';
+import { endpointRef } from './endpoints';
 import { webhookEventRef } from './outbox';
-import { readAllInTx } from '../store/converters';
 import { WEBHOOK_RECORD_RETENTION_DAYS, type WebhookEventRecord } from './eventModel';
 import { webhookLogs } from './logs';
 import { TEST_EVENT_TYPE, type WebhookEndpointRecord } from './model';
@@ -98,9 +97,7 @@ export async function deliver(deps: DeliveryDeps, task: DeliveryTask): Promise<D
   }
   // Our own faults come before the claim: a secret store failure throws and the queue retries
   // with nothing claimed (the next run makes this same attempt).
-  const refs = activeSecretRefs(endpoint!, deps.clock.now());
-  const secrets = await Promise.all(refs.map((ref) => deps.secrets.read(endpoint!.projectId, ref)));
-  const generations = [endpoint!.secret.generation, ...(refs.length > 1 ? [endpoint!.previousSecret!.generation] : [])];
+  const { secrets, generations } = await readSigningSecrets(deps, endpoint!);
   const claim = await claimAttempt(scope, deps, policy, task, event!, deliveryId);
   if (claim === 'finished') return 'repeated';
   // A run that must not send now (another is sending, or the retry is not due) sends nothing and
@@ -109,8 +106,8 @@ export async function deliver(deps: DeliveryDeps, task: DeliveryTask): Promise<D
   // pending with no task behind it. It ends when it finds the delivery finished.
   if (claim === 'in_flight' || claim === 'not_due') throw new RetryLaterError(`webhook delivery ${deliveryId}: ${claim === 'in_flight' ? 'an attempt is in flight' : 'the next attempt is not due yet'}; this run sends nothing`);
   if (claim === 'exhausted') return 'failed';
-  const attempt = await attemptOnce(deps, policy, event!, endpoint!, claim, secrets, generations);
-  const recorded = await recordOutcome(scope, deps, policy, task, deliveryId, attempt);
+  const attempt = await attemptOnce(deps, policy, event!, endpoint!, claim, { secrets, generations });
+  const [recorded] = await recordOutcomes(scope, deps.clock, policy, [{ deliveryId, endpointId: task.endpointId, attempt }]);
   if (recorded === 'raced') return 'repeated';
   if (recorded.outcome === 'retrying') {
     // The queue's retry is the next attempt (its retryConfig backoff, the `nextRetryAt` recorded).
@@ -119,8 +116,16 @@ export async function deliver(deps: DeliveryDeps, task: DeliveryTask): Promise<D
   return recorded.outcome;
 }
 
+/** The endpoint's active signing secrets, in signing order, with their generations. */
+export async function readSigningSecrets(deps: Pick<DeliveryDeps, 'secrets' | 'clock'>, endpoint: WebhookEndpointRecord): Promise<{ secrets: string[]; generations: number[] }> {
+  const refs = activeSecretRefs(endpoint, deps.clock.now());
+  const secrets = await Promise.all(refs.map((ref) => deps.secrets.read(endpoint.projectId, ref)));
+  const generations = [endpoint.secret.generation, ...(refs.length > 1 ? [endpoint.previousSecret!.generation] : [])];
+  return { secrets, generations };
+}
+
 /** Signs and sends one attempt; never throws for the receiver's sake. */
-async function attemptOnce(deps: DeliveryDeps, policy: DeliveryPolicy, event: WebhookEventRecord, endpoint: WebhookEndpointRecord, claim: Claimed, secrets: string[], generations: number[]): Promise<DeliveryAttempt> {
+export async function attemptOnce(deps: Pick<DeliveryDeps, 'settings'>, policy: DeliveryPolicy, event: WebhookEventRecord, endpoint: WebhookEndpointRecord, claim: Claimed, { secrets, generations }: { secrets: string[]; generations: number[] }): Promise<DeliveryAttempt> {
   const body = eventBody(event.payload);
   const headers = signedHeaders({ eventId: event.eventId, attempt: claim.attempt, timestampSeconds: toUnixSeconds(claim.startedAt), body, secrets });
   const clockStart = performance.now();
@@ -153,7 +158,7 @@ function withinDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
 
 const expiry = (createdAt: number) => Timestamp.fromMillis(createdAt + WEBHOOK_RECORD_RETENTION_DAYS * DAY);
 
-function freshRecord(task: DeliveryTask, event: WebhookEventRecord, deliveryId: string, now: number): DeliveryRecord {
+export function freshRecord(task: DeliveryTask, event: WebhookEventRecord, deliveryId: string, now: number): DeliveryRecord {
   return {
     deliveryId,
     projectId: task.projectId,
@@ -188,7 +193,7 @@ async function finishWithoutAttempt(scope: EnvScope, deps: DeliveryDeps, task: D
   webhookLogs.deliveryFailed(scope.projectId, scope.env, deliveryId, 'endpoint_disabled');
 }
 
-interface Claimed {
+export interface Claimed {
   attempt: number;
   startedAt: number;
 }
@@ -219,7 +224,7 @@ async function claimAttempt(scope: EnvScope, deps: DeliveryDeps, policy: Deliver
       next.attempts = [...current.attempts, lost].slice(-MAX_KEPT_ATTEMPTS);
     } else if (current.nextRetryAt !== null && current.attemptCount > 0) {
       // The queue's retry comes at nextRetryAt (give or take its dispatch delay); a run long before it is another task.
-      const backoffMs = policy.retryDelaySeconds(current.attemptCount) * 1000;
+      const backoffMs = retryDelayAfter(policy, current, current.attemptCount) * 1000;
       if (now < current.nextRetryAt - backoffMs / 2) return 'not_due';
     }
     const windowEnded = current.firstAttemptAt !== null && now >= current.firstAttemptAt + RETRY_WINDOW_MS;
@@ -239,75 +244,4 @@ async function claimAttempt(scope: EnvScope, deps: DeliveryDeps, policy: Deliver
   });
   if (claimed === 'exhausted') webhookLogs.deliveryFailed(scope.projectId, scope.env, deliveryId, 'retries_exhausted');
   return claimed;
-}
-
-interface Recorded {
-  outcome: 'delivered' | 'retrying' | 'failed';
-  nextRetryAt: number | null;
-}
-
-/**
- * Records the claimed attempt's answer and decides what follows, in one transaction with the
- * endpoint: a 2xx delivers (and ends the endpoint's run of failures); a 410 fails the delivery
- * and disables the endpoint; any other failure leaves the delivery pending for the queue's retry
- * (`nextRetryAt`), or fails it when the attempts or the 3 days are used up, and disables an
- * endpoint that has failed continuously for 3 days. Each disable is audited in the same
- * transaction. 'raced': the claim was taken over (this run outlived it): the attempt stays recorded as interrupted.
- */
-async function recordOutcome(scope: EnvScope, deps: DeliveryDeps, policy: DeliveryPolicy, task: DeliveryTask, deliveryId: string, attempt: DeliveryAttempt): Promise<Recorded | 'raced'> {
-  const disabled: { reason: string; auditEventId: string }[] = [];
-  const failures: DeliveryFailure[] = [];
-  const recorded = await scope.runTransaction(async (tx): Promise<Recorded | 'raced'> => {
-    disabled.length = 0;
-    failures.length = 0;
-    const now = deps.clock.now();
-    const [deliverySnap, endpointSnap] = await readAllInTx(tx, deliveryRef(scope, deliveryId), endpointRef(scope, task.endpointId));
-    const current = deliverySnap.data();
-    if (!current || current.state !== 'pending' || current.inFlight?.attempt !== attempt.attempt) return 'raced';
-    const endpoint = endpointSnap.data();
-    const next: DeliveryRecord = { ...current, attempts: [...current.attempts, attempt].slice(-MAX_KEPT_ATTEMPTS), inFlight: null, nextRetryAt: null, updatedAt: now };
-    let outcome: Recorded['outcome'];
-    if (attempt.error === null) {
-      outcome = 'delivered';
-      Object.assign(next, { state: 'delivered', deliveredAt: now });
-      if (endpoint?.failingSince != null) tx.update(endpointRef(scope, endpoint.endpointId), { failingSince: null });
-    } else if (attempt.error === 'gone') {
-      outcome = 'failed';
-      failures.push('endpoint_gone');
-      Object.assign(next, { state: 'failed', failedAt: now, failure: 'endpoint_gone' });
-      if (endpoint && !endpoint.disabled) {
-        disabled.push({ reason: 'gone', auditEventId: disableEndpointForDelivery(tx, scope, endpoint, 'gone', `HTTP 410 Gone answered delivery ${deliveryId}, attempt ${attempt.attempt}.`, now) });
-      }
-    } else {
-      let endpointDisabled = Boolean(endpoint?.disabled);
-      if (endpoint && !endpoint.disabled) {
-        const failingSince = endpoint.failingSince ?? attempt.at;
-        if (now - failingSince >= DISABLE_AFTER_FAILING_MS) {
-          const since = new Date(failingSince).toISOString();
-          disabled.push({ reason: 'failing', auditEventId: disableEndpointForDelivery(tx, scope, endpoint, 'failing', `Every delivery attempt failed since ${since}.`, now) });
-          endpointDisabled = true;
-        } else if (endpoint.failingSince == null) {
-          tx.update(endpointRef(scope, endpoint.endpointId), { failingSince });
-        }
-      }
-      const retryAt = now + policy.retryDelaySeconds(attempt.attempt) * 1000;
-      const exhausted = attempt.attempt >= policy.maxAttempts || retryAt >= next.firstAttemptAt! + RETRY_WINDOW_MS;
-      if (exhausted || endpointDisabled) {
-        const failure: DeliveryFailure = exhausted ? 'retries_exhausted' : 'endpoint_disabled';
-        outcome = 'failed';
-        failures.push(failure);
-        Object.assign(next, { state: 'failed', failedAt: now, failure });
-      } else {
-        outcome = 'retrying';
-        next.nextRetryAt = retryAt;
-      }
-    }
-    tx.set(deliveryRef(scope, deliveryId), next);
-    return { outcome, nextRetryAt: next.nextRetryAt };
-  });
-  if (recorded === 'raced') return recorded;
-  if (attempt.error) webhookLogs.attemptFailed(scope.projectId, scope.env, deliveryId, attempt.attempt, attempt.error, attempt.statusCode, recorded.nextRetryAt);
-  for (const failure of failures) webhookLogs.deliveryFailed(scope.projectId, scope.env, deliveryId, failure);
-  for (const { reason, auditEventId } of disabled) webhookLogs.endpointDisabled(scope.projectId, scope.env, task.endpointId, reason, auditEventId);
-  return recorded;
 }

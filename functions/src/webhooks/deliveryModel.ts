@@ -69,6 +69,13 @@ export interface DeliveryRecord {
    * its attempt is recorded as `interrupted`. Absent on records written before claims existed.
    */
   inFlight?: { attempt: number; startedAt: number; expiresAt: number } | null;
+  /**
+   * Attempts made before the delivery task's first run: 1 when the fan-out made the first
+   * attempt itself, else 0 (absent on older records). The queue's backoff counts the task's own
+   * failures only, so the recorded `nextRetryAt` after attempt n is the queue's delay after
+   * n − attemptsBeforeTask failures (deliveryOutcome.ts `retryDelayAfter`).
+   */
+  attemptsBeforeTask?: number;
   deliveredAt: number | null;
   failedAt: number | null;
   failure: DeliveryFailure | null;

@@ -2,15 +2,17 @@ import type { BackgroundDeps } from '../tasks/background';
 import { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
 import { isFanoutPayload } from './dispatch';
-import { deliveryTaskId, WEBHOOK_DELIVERY_QUEUE, type DeliveryTaskPayload, type WebhookEventRecord } from './eventModel';
+import type { WebhookEventRecord } from './eventModel';
 import { TEST_EVENT_TYPE, type WebhookEndpointRecord } from './model';
 import { outboxLogs } from './outboxLogs';
 import { webhookEventRef } from './outbox';
 import { endpointsCollection } from './endpoints';
+import { deliverFirstAttempts, enqueueDeliveryTask, type FanoutDeps, type FirstAttemptReport } from './firstAttempts';
 
 /**
- * Fan-out: one `webhookDelivery` task per endpoint an event goes to, with the deterministic task
- * id `{eventId}-{endpointId}` (a second fan-out of the same event enqueues nothing new), then
+ * Fan-out: every endpoint an event goes to gets its delivery — the fan-out task makes the first
+ * attempts itself (firstAttempts.ts) and leaves what is not finished to `webhookDelivery` tasks
+ * with the deterministic id `{eventId}-{endpointId}`; the relay only enqueues those tasks. Then
  * `fannedOutAt` on the event. Endpoints are listed from the event's own partition only: a test
  * environment's event never reaches a live endpoint, nor one project's event another's.
  */
@@ -31,33 +33,44 @@ export async function listEndpoints(scope: EnvScope): Promise<WebhookEndpointRec
   return snapshot.docs.map((d) => d.data());
 }
 
-/** Enqueues the event's deliveries and marks it fanned out. Throws (to be retried) when an enqueue fails. */
+/**
+ * The relay's fan-out: enqueues the event's deliveries (concurrently, deterministic ids) and marks
+ * it fanned out. Throws (to be retried) when an enqueue fails.
+ */
 export async function fanOut(scope: EnvScope, tasks: TaskQueue, event: WebhookEventRecord, endpoints: readonly WebhookEndpointRecord[], now: number): Promise<number> {
   const targets = endpointsFor(event, endpoints);
-  for (const endpoint of targets) {
-    const payload: DeliveryTaskPayload = { projectId: scope.projectId, env: scope.env, eventId: event.eventId, endpointId: endpoint.endpointId };
-    await tasks.enqueue(WEBHOOK_DELIVERY_QUEUE, { ...payload }, { id: deliveryTaskId(event.eventId, endpoint.endpointId) });
-  }
-  await webhookEventRef(scope, event.eventId).update({ fannedOutAt: now });
-  outboxLogs.fannedOut(scope.projectId, scope.env, event.eventId, event.type, targets.length);
+  await Promise.all(targets.map((endpoint) => enqueueDeliveryTask(tasks, scope, event.eventId, endpoint.endpointId)));
+  await markFannedOut(scope, event, targets.length, now);
   return targets.length;
+}
+
+async function markFannedOut(scope: EnvScope, event: WebhookEventRecord, targets: number, now: number, firstAttempts?: FirstAttemptReport): Promise<void> {
+  await scope.commit(scope.batch().update(webhookEventRef(scope, event.eventId), { fannedOutAt: now }));
+  outboxLogs.fannedOut(scope.projectId, scope.env, event.eventId, event.type, targets, firstAttempts);
 }
 
 export type FanoutOutcome = 'fanned_out' | 'already_fanned_out' | 'no_event';
 
-/** Fans out one event by id, unless it is gone or already fanned out. */
-export async function fanOutEvent(scope: EnvScope, tasks: TaskQueue, eventId: string, now: number): Promise<FanoutOutcome> {
-  const snapshot = await scope.get(webhookEventRef(scope, eventId));
+/**
+ * The fan-out task: reads the event and lists the partition's endpoints concurrently, makes the
+ * first attempt of each delivery itself (firstAttempts.ts), and marks the event fanned out only
+ * once every delivery is finished or has its task — until then a crash is retried by the queue
+ * or relayed. Nothing is done for an event that is gone or already fanned out.
+ */
+export async function fanOutEvent(scope: EnvScope, deps: FanoutDeps, eventId: string): Promise<FanoutOutcome> {
+  const [snapshot, endpoints] = await Promise.all([scope.get(webhookEventRef(scope, eventId)), listEndpoints(scope)]);
   // Not there: expired by its TTL, or the recording transaction never committed (an id is only ever written with its change).
   if (!snapshot.exists) return 'no_event';
   const event = snapshot.data()!;
   if (event.fannedOutAt !== null) return 'already_fanned_out';
-  await fanOut(scope, tasks, event, await listEndpoints(scope), now);
+  const targets = endpointsFor(event, endpoints);
+  const firstAttempts = await deliverFirstAttempts(scope, deps, event, targets);
+  await markFannedOut(scope, event, targets.length, deps.clock.now(), firstAttempts);
   return 'fanned_out';
 }
 
 /** The `webhookFanout` queue's handler: a malformed payload is dropped (retrying cannot fix it). */
-export async function webhookFanoutHandler(payload: Record<string, unknown>, deps: BackgroundDeps): Promise<void> {
+export async function webhookFanoutHandler(payload: Record<string, unknown>, deps: BackgroundDeps & FanoutDeps): Promise<void> {
   if (!isFanoutPayload(payload)) return;
-  await fanOutEvent(new EnvScope(deps.db, payload.projectId, payload.env), deps.tasks, payload.eventId, deps.clock.now());
+  await fanOutEvent(new EnvScope(deps.db, payload.projectId, payload.env), deps, payload.eventId);
 }

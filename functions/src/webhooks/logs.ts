@@ -8,6 +8,10 @@ export const webhookLogs = {
   attemptFailed(projectId: string, env: string, deliveryId: string, attempt: number, error: string, statusCode: number | null, nextRetryAt: number | null): void {
     logger.warn('webhook delivery attempt failed', { projectId, env, deliveryId, attempt, error, statusCode, nextRetryAt });
   },
+  /** The fan-out made no first attempt for this delivery (or lost its answer): its task makes it. Never the secret's text. */
+  firstAttemptLeftToTask(projectId: string, env: string, deliveryId: string, reason: 'secrets_unavailable' | 'attempt_threw', detail: string): void {
+    logger.warn('webhook first attempt left to the delivery task', { projectId, env, deliveryId, reason, detail });
+  },
   deliveryFailed(projectId: string, env: string, deliveryId: string, failure: string): void {
     logger.warn('webhook delivery failed', { projectId, env, deliveryId, failure });
   },

@@ -5,8 +5,9 @@ export const outboxLogs = {
   fanoutEnqueueFailed(projectId: string, env: string, eventId: string, detail: string): void {
     logger.warn('webhook fan-out not enqueued; the relay dispatches it', { projectId, env, eventId, detail });
   },
-  fannedOut(projectId: string, env: string, eventId: string, type: string, endpoints: number): void {
-    logger.info('webhook event fanned out', { projectId, env, eventId, type, endpoints });
+  /** `firstAttempts`: what the fan-out task's own first attempts did (absent for the relay's enqueue-only fan-out). */
+  fannedOut(projectId: string, env: string, eventId: string, type: string, endpoints: number, firstAttempts?: { attempted: number; delivered: number; tasks: number }): void {
+    logger.info('webhook event fanned out', { projectId, env, eventId, type, endpoints, ...(firstAttempts ? { firstAttempts } : {}) });
   },
   relayFailed(projectId: string, env: string, eventId: string, detail: string): void {
     logger.error('webhook relay: fan-out failed; retried on the next run', { projectId, env, eventId, detail });

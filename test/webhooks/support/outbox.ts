@@ -56,7 +56,11 @@ export async function tessera(service: TestService, name: string, values: Values
 }
 
 let endpointCount = 0;
-/** A registered endpoint (public address: nothing is sent, deliveries are only recorded). */
+/**
+ * A registered endpoint (public address). Nothing is sent: its signing secret is in this file's
+ * secrets file, which the service under test does not read, so the fan-out task cannot sign a
+ * first attempt and leaves every delivery to its task, which this queue records (firstAttempts.ts).
+ */
 export async function createEndpoint(service: TestService, projectId: string, env: Env, eventTypes: string[] = []): Promise<string> {
   endpointCount += 1;
   const created = await tessera(service, 'webhooks create', { project: projectId, env, url: `https://93.184.215.14/hooks/${endpointCount}`, event: eventTypes });

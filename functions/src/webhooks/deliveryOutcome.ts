@@ -1,0 +1,114 @@
+import type { Transaction } from 'firebase-admin/firestore';
+import type { Clock } from '../clock';
+import type { EnvScope } from '../store/scope';
+import { readAllInTx } from '../store/converters';
+import { deliveryRef, MAX_KEPT_ATTEMPTS, type DeliveryAttempt, type DeliveryFailure, type DeliveryRecord } from './deliveryModel';
+import { DISABLE_AFTER_FAILING_MS, RETRY_WINDOW_MS, type DeliveryPolicy } from './deliveryPolicy';
+import { disableEndpointForDelivery, endpointRef } from './endpoints';
+import { webhookLogs } from './logs';
+import type { WebhookEndpointRecord } from './model';
+
+/**
+ * Recording claimed attempts' answers (the delivery task records one, the fan-out's first
+ * attempts record all of theirs in one transaction). Outcomes: a 2xx delivers (and ends the
+ * endpoint's run of failures); a 410 fails the delivery and disables the endpoint; any other
+ * failure leaves the delivery pending for the queue's retry (`nextRetryAt`), or fails it when
+ * the attempts or the 3 days are used up, and disables an endpoint that has failed continuously
+ * for 3 days. Each disable is audited in the same transaction. 'raced': the claim was taken
+ * over (the run outlived it): nothing is recorded, the attempt stays recorded as interrupted.
+ */
+
+export interface MadeAttempt {
+  deliveryId: string;
+  endpointId: string;
+  attempt: DeliveryAttempt;
+}
+
+export interface Recorded {
+  outcome: 'delivered' | 'retrying' | 'failed';
+  nextRetryAt: number | null;
+}
+
+export type RecordResult = Recorded | 'raced';
+
+/**
+ * Seconds until the queue's next run of the delivery's task after attempt `attempt` failed.
+ * Attempts made before the task's first run (the fan-out's first attempt) are not the task's
+ * failures: the queue's backoff counts only the task's own.
+ */
+export function retryDelayAfter(policy: DeliveryPolicy, record: Pick<DeliveryRecord, 'attemptsBeforeTask'>, attempt: number): number {
+  return policy.retryDelaySeconds(Math.max(1, attempt - (record.attemptsBeforeTask ?? 0)));
+}
+
+interface Effects {
+  disabled: { reason: string; auditEventId: string }[];
+  failures: DeliveryFailure[];
+}
+
+/** Records every made attempt in ONE transaction (reads all deliveries and their endpoints, one commit). */
+export async function recordOutcomes(scope: EnvScope, clock: Clock, policy: DeliveryPolicy, made: readonly MadeAttempt[]): Promise<RecordResult[]> {
+  if (made.length === 0) return [];
+  let effects: Effects[] = [];
+  const results = await scope.runTransaction(async (tx): Promise<RecordResult[]> => {
+    effects = made.map(() => ({ disabled: [], failures: [] }));
+    const now = clock.now();
+    const snapshots = await readAllInTx(tx, ...made.flatMap((m) => [deliveryRef(scope, m.deliveryId), endpointRef(scope, m.endpointId)]));
+    return made.map((m, i) => {
+      const delivery = snapshots[2 * i].data() as DeliveryRecord | undefined;
+      const endpoint = snapshots[2 * i + 1].data() as WebhookEndpointRecord | undefined;
+      return recordOne(tx, scope, policy, m, delivery, endpoint, now, effects[i]);
+    });
+  });
+  results.forEach((recorded, i) => {
+    if (recorded === 'raced') return;
+    const { deliveryId, endpointId, attempt } = made[i];
+    if (attempt.error) webhookLogs.attemptFailed(scope.projectId, scope.env, deliveryId, attempt.attempt, attempt.error, attempt.statusCode, recorded.nextRetryAt);
+    for (const failure of effects[i].failures) webhookLogs.deliveryFailed(scope.projectId, scope.env, deliveryId, failure);
+    for (const { reason, auditEventId } of effects[i].disabled) webhookLogs.endpointDisabled(scope.projectId, scope.env, endpointId, reason, auditEventId);
+  });
+  return results;
+}
+
+function recordOne(tx: Transaction, scope: EnvScope, policy: DeliveryPolicy, made: MadeAttempt, current: DeliveryRecord | undefined, endpoint: WebhookEndpointRecord | undefined, now: number, effects: Effects): RecordResult {
+  const { deliveryId, attempt } = made;
+  if (!current || current.state !== 'pending' || current.inFlight?.attempt !== attempt.attempt) return 'raced';
+  const next: DeliveryRecord = { ...current, attempts: [...current.attempts, attempt].slice(-MAX_KEPT_ATTEMPTS), inFlight: null, nextRetryAt: null, updatedAt: now };
+  let outcome: Recorded['outcome'];
+  if (attempt.error === null) {
+    outcome = 'delivered';
+    Object.assign(next, { state: 'delivered', deliveredAt: now });
+    if (endpoint?.failingSince != null) tx.update(endpointRef(scope, endpoint.endpointId), { failingSince: null });
+  } else if (attempt.error === 'gone') {
+    outcome = 'failed';
+    effects.failures.push('endpoint_gone');
+    Object.assign(next, { state: 'failed', failedAt: now, failure: 'endpoint_gone' });
+    if (endpoint && !endpoint.disabled) {
+      effects.disabled.push({ reason: 'gone', auditEventId: disableEndpointForDelivery(tx, scope, endpoint, 'gone', `HTTP 410 Gone answered delivery ${deliveryId}, attempt ${attempt.attempt}.`, now) });
+    }
+  } else {
+    let endpointDisabled = Boolean(endpoint?.disabled);
+    if (endpoint && !endpoint.disabled) {
+      const failingSince = endpoint.failingSince ?? attempt.at;
+      if (now - failingSince >= DISABLE_AFTER_FAILING_MS) {
+        const since = new Date(failingSince).toISOString();
+        effects.disabled.push({ reason: 'failing', auditEventId: disableEndpointForDelivery(tx, scope, endpoint, 'failing', `Every delivery attempt failed since ${since}.`, now) });
+        endpointDisabled = true;
+      } else if (endpoint.failingSince == null) {
+        tx.update(endpointRef(scope, endpoint.endpointId), { failingSince });
+      }
+    }
+    const retryAt = now + retryDelayAfter(policy, current, attempt.attempt) * 1000;
+    const exhausted = attempt.attempt >= policy.maxAttempts || retryAt >= next.firstAttemptAt! + RETRY_WINDOW_MS;
+    if (exhausted || endpointDisabled) {
+      const failure: DeliveryFailure = exhausted ? 'retries_exhausted' : 'endpoint_disabled';
+      outcome = 'failed';
+      effects.failures.push(failure);
+      Object.assign(next, { state: 'failed', failedAt: now, failure });
+    } else {
+      outcome = 'retrying';
+      next.nextRetryAt = retryAt;
+    }
+  }
+  tx.set(deliveryRef(scope, deliveryId), next);
+  return { outcome, nextRetryAt: next.nextRetryAt };
+}
