@@ -23,8 +23,8 @@ import type { BenchContext, Scenario } from '../scenario';
  * Outbound webhooks: grant → delivered latency to 10 loopback receivers, deliveries per second,
  * and beside them the floor (the same grant, then a bare POST of a signed body to the same 10
  * receivers: no outbox, no task, no delivery record). The grant is a real request to the server
- * under measurement, which records the event with the change and fans it out on its in-process
- * queue as `npm start` does (the fan-out task makes the first attempts); the operation ends when
+ * under measurement, which records the event with the change and enqueues its fan-out, which the
+ * task worker runs as deployed (bench/taskWorker.ts; the fan-out task makes the first attempts); the operation ends when
  * the 10th receiver has the event. The deliveries/s scenario drives the delivery path alone:
  * the bench writes an outbox record and queues one delivery on a queue of its own.
  */
@@ -197,7 +197,7 @@ export const webhookScenarios: Scenario[] = [
   {
     name: 'outbound webhooks: grant → delivered to all 10 endpoints, 2 clients each 1/s',
     note:
-      'latency from sending the grant to the 10th receiver answering: the grant request (which records the event with the change) and its fan-out task, which reads the event and the endpoints, claims the 10 first attempts in one commit, resolves and checks each destination, signs and POSTs over loopback in parallel, then records the answers in one commit (delivery tasks only for failures); all in the server process, on its in-process queues, as under npm start',
+      'latency from sending the grant to the 10th receiver answering: the grant request (which records the event with the change) and its fan-out task, which reads the event and the endpoints, claims the 10 first attempts in one commit, resolves and checks each destination, signs and POSTs over loopback in parallel, then records the answers in one commit (delivery tasks only for failures); the tasks in the task worker process, as deployed (the grant in the server process)',
     paced: { clients: 2, perClientPerSecond: 1 },
     storeOperation: grantThenDeliver,
   },
