@@ -17,7 +17,7 @@ import { startBenchServer, type BenchServer } from './serverProcess';
  * task it was given (bench/taskWorker.ts: the background work, over the load and its drain), the added latency over a
  * store-only floor doing the same store work in the same run, and per endpoint group the
  * cold-start module load time and resident memory beside a floor.
- * BENCH_SECONDS (default 5) sets each scenario's length; BENCH_ONLY=text runs the scenarios
+ * BENCH_SECONDS (default 5) sets each scenario's length; BENCH_ONLY=text (or text|text) runs the scenarios
  * whose name contains the text (and skips the cold-start table unless the text is `cold`).
  */
 async function main(): Promise<void> {
@@ -25,6 +25,10 @@ async function main(): Promise<void> {
   for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) console[level] = () => undefined;
   const seconds = Number(process.env.BENCH_SECONDS || 5);
   const only = process.env.BENCH_ONLY?.toLowerCase();
+  // `a|b` runs the scenarios matching either text (one report, one Targets table).
+  const texts = only?.split('|').filter((text) => text.length > 0) ?? [];
+  const selected = (s: Scenario): boolean =>
+    texts.length === 0 || texts.some((text) => s.name.toLowerCase().includes(text) || (s.floorPair ?? '').includes(text) || (s.cpuPair ?? '').includes(text));
   process.env.GCLOUD_PROJECT ??= LOCAL_GCLOUD_PROJECT;
   process.env.METADATA_SERVER_DETECTION ??= 'none';
   process.env.TESSERA_EXPOSE_ROUND_TRIPS = 'true';
@@ -107,7 +111,7 @@ async function main(): Promise<void> {
     const secondsOf = (scenario: Scenario) => Math.max(seconds, scenario.minSeconds ?? 0);
     const measured: Scenario[] = [];
 
-    for (const scenario of SCENARIOS.filter((s) => !only || s.name.toLowerCase().includes(only) || (s.floorPair ?? '').includes(only) || (s.cpuPair ?? '').includes(only))) {
+    for (const scenario of SCENARIOS.filter(selected)) {
       // Each scenario starts from an empty store (what earlier scenarios wrote would slow the
       // emulator) and gets its own project, so rate limits and data never interact.
       await resetStore({
@@ -205,7 +209,7 @@ async function main(): Promise<void> {
       sections.push(['', 'Targets (this run; round trips are exact, rates and times depend on the machine’s load)', '', '| scenario | target | this run | met? |', '|---|---|---|---|', ...targetRows].join('\n'));
     }
     if (cpuRatios.length > 0) sections.push('', `Server CPU per request vs the bare HTTP floor's (${floorCpu.toFixed(3)} ms; target ≤ 3×): ${Math.min(...cpuRatios).toFixed(1)}× to ${Math.max(...cpuRatios).toFixed(1)}×.`);
-    const notes = SCENARIOS.filter((s) => s.note && (!only || s.name.toLowerCase().includes(only))).map((s) => `- ${s.name}: ${s.note}`);
+    const notes = SCENARIOS.filter((s) => s.note && selected(s)).map((s) => `- ${s.name}: ${s.note}`);
     if (notes.length > 0) sections.push('', 'Notes:', ...notes);
     sections.push('', `Load average (1, 5, 15 min) at the start: ${startLoad}; at the end: ${loadAverage()}.`);
     report(sections.join('\n'));
