@@ -2,7 +2,8 @@ import { createServer, type RequestListener } from 'node:http';
 import { startFloorServer } from './floor';
 import type { EnqueueOptions, EnqueueResult, QueueName, TaskQueue } from '#functions/tasks/queue';
 import { wireRails } from './railWiring';
-import type { ServerReady, ServerReply, ServerRequest } from './serverProtocol';
+import { answerParent, cpuAnswer, timedDrain } from './parentChannel';
+import type { ServerReady } from './serverProtocol';
 
 /** The server's queue adapter, remembering the enqueues not yet answered (a drain waits for them before the worker's). */
 class EnqueuesInFlight implements TaskQueue {
@@ -55,31 +56,23 @@ async function main(): Promise<void> {
   const unmeteredUrl = await listen(createServiceApp(ALL_ROUTES, unmeteredDeps));
   const floor = await startFloorServer(deps.db);
 
-  process.on('message', (message: ServerRequest) => {
-    const reply = (answer: Omit<ServerReply, 'id'>) => process.send!({ id: message.id, ...answer } satisfies ServerReply);
-    void (async () => {
-      try {
-        if (message.type === 'drain') {
-          // The tasks run in the worker, which the parent drains next; here only the enqueues still on their way.
-          const started = Date.now();
-          await tasks.settled();
-          reply({ seconds: (Date.now() - started) / 1000 });
-        } else if (message.type === 'cpu') {
-          const usage = process.cpuUsage();
-          reply({ cpuMicros: usage.user + usage.system });
-        } else if (message.type === 'tasks' || message.type === 'holdDispatch') {
-          reply({ error: 'the server runs no tasks: ask the task worker' });
-        } else if (message.type === 'setSecrets') {
-          Object.assign(process.env, message.secrets);
-          reply({});
-        } else {
-          for (const each of [deps, unmeteredDeps]) wireRails(each, message.wiring);
-          reply({});
-        }
-      } catch (err) {
-        reply({ error: err instanceof Error ? err.message : String(err) });
-      }
-    })();
+  answerParent(async (request) => {
+    switch (request.type) {
+      case 'drain':
+        // The tasks run in the worker, which the parent drains next; here only the enqueues still on their way.
+        return timedDrain(() => tasks.settled());
+      case 'cpu':
+        return cpuAnswer();
+      case 'tasks':
+      case 'holdDispatch':
+        return { error: 'the server runs no tasks: ask the task worker' };
+      case 'setSecrets':
+        Object.assign(process.env, request.secrets);
+        return {};
+      case 'wireRails':
+        for (const each of [deps, unmeteredDeps]) wireRails(each, request.wiring);
+        return {};
+    }
   });
   // Stopped by the bench (SIGTERM): exit normally, so that `--cpu-prof` writes its profile.
   process.once('SIGTERM', () => process.exit(0));

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { startCloudTasksStandIn, type CreateTask } from '../fixtures/cloudTasksStandIn';
 import { wireRails } from './railWiring';
-import type { ServerReply, ServerRequest, TaskWorkerReady } from './serverProtocol';
+import { answerParent, cpuAnswer, timedDrain } from './parentChannel';
+import type { TaskWorkerReady } from './serverProtocol';
 
 /**
  * The background work as deployed: in its own process, as the task-queue functions run in
@@ -40,35 +41,27 @@ async function main(): Promise<void> {
     return give(name, task);
   });
 
-  process.on('message', (message: ServerRequest) => {
-    const reply = (answer: Omit<ServerReply, 'id'>) => process.send!({ id: message.id, ...answer } satisfies ServerReply);
-    void (async () => {
-      try {
-        if (message.type === 'drain') {
-          const started = Date.now();
-          await queue.drain();
-          reply({ seconds: (Date.now() - started) / 1000 });
-        } else if (message.type === 'cpu') {
-          const usage = process.cpuUsage();
-          reply({ cpuMicros: usage.user + usage.system });
-        } else if (message.type === 'holdDispatch') {
-          const release = held ?? [];
-          held = message.hold ? [] : null;
-          for (const { name, task } of release) await give(name, task);
-          reply({});
-        } else if (message.type === 'tasks') {
-          reply({ tasks: { ...enqueued } });
-        } else if (message.type === 'setSecrets') {
-          Object.assign(process.env, message.secrets);
-          reply({});
-        } else {
-          wireRails(deps, message.wiring);
-          reply({});
-        }
-      } catch (err) {
-        reply({ error: err instanceof Error ? err.message : String(err) });
+  answerParent(async (request) => {
+    switch (request.type) {
+      case 'drain':
+        return timedDrain(() => queue.drain());
+      case 'cpu':
+        return cpuAnswer();
+      case 'holdDispatch': {
+        const release = held ?? [];
+        held = request.hold ? [] : null;
+        for (const { name, task } of release) await give(name, task);
+        return {};
       }
-    })();
+      case 'tasks':
+        return { tasks: { ...enqueued } };
+      case 'setSecrets':
+        Object.assign(process.env, request.secrets);
+        return {};
+      case 'wireRails':
+        wireRails(deps, request.wiring);
+        return {};
+    }
   });
   process.once('SIGTERM', () => process.exit(0));
   process.send!({ type: 'ready', tasksHost: standIn.host } satisfies TaskWorkerReady);

@@ -1,3 +1,4 @@
+import { benchEventBatch } from '../../fixtures/eventBatch';
 import { eventsStoreFloor } from '../floor';
 import type { BenchContext, BenchRequest, Scenario } from '../scenario';
 
@@ -18,15 +19,7 @@ import type { BenchContext, BenchRequest, Scenario } from '../scenario';
  *   of the same load.
  * - Saturation: 10 clients back to back (events/s = 100 × req/s) and a single client.
  */
-const batch = {
-  sdk: { name: '@tessera/web', version: '2.4.0' },
-  envelopeVersion: 1,
-  events: Array.from({ length: 100 }, (_, i) =>
-    i % 10 === 9
-      ? { name: 'js_error', level: 'error', anonymousId: `bench-device-${i % 7}`, properties: { errorType: 'TypeError', message: `bench failure ${i}` }, tags: { release: '2.4.0' } }
-      : { name: i % 3 === 0 ? 'screen_view' : 'tap', anonymousId: `bench-device-${i % 7}`, timestamp: Date.now(), properties: { screen: `s${i % 5}`, index: i } },
-  ),
-};
+const batch = benchEventBatch();
 
 const webBatch = async (ctx: BenchContext): Promise<BenchRequest> => {
   const web = ctx.project.apps.find((app) => app.platform === 'web')!;

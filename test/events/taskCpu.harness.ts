@@ -18,19 +18,11 @@ import { resolveEventIdentities } from '../../functions/src/events/resolution';
 import { RoundTripCounter, withRoundTripCounter } from '../../functions/src/store/roundTrips';
 import { createTestService, lockHeaders, seedProject } from '../support/harness';
 import { indexEntries, readIndexConfig, valueCount } from '../support/indexEntries';
+import { benchEventBatch } from '../../fixtures/eventBatch';
 
 const TASKS = Number(process.env.HARNESS_TASKS ?? 40);
 const WARM_UP = 5;
 
-const benchBatch = () => ({
-  sdk: { name: '@tessera/web', version: '2.4.0' },
-  envelopeVersion: 1,
-  events: Array.from({ length: 100 }, (_, i) =>
-    i % 10 === 9
-      ? { name: 'js_error', level: 'error', anonymousId: `bench-device-${i % 7}`, properties: { errorType: 'TypeError', message: `bench failure ${i}` }, tags: { release: '2.4.0' } }
-      : { name: i % 3 === 0 ? 'screen_view' : 'tap', anonymousId: `bench-device-${i % 7}`, timestamp: Date.now(), properties: { screen: `s${i % 5}`, index: i } },
-  ),
-});
 
 /** HARNESS_PROFILE=file.cpuprofile: a V8 CPU profile of the measured tasks only. */
 async function startProfiler() {
@@ -59,7 +51,7 @@ it(`runs ${TASKS} identity-resolution tasks of 100 events and reports their cost
       .request()
       .post('/v1/events')
       .set({ Authorization: `Bearer ${project.web.test.secret}`, ...lockHeaders('web') })
-      .send(benchBatch());
+      .send(benchEventBatch());
     expect(res.status).toBe(202);
   }
   expect(held).toHaveLength(TASKS + WARM_UP);
