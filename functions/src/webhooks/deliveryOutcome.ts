@@ -1,7 +1,7 @@
 import type { Transaction } from 'firebase-admin/firestore';
 import type { Clock } from '../clock';
 import type { EnvScope } from '../store/scope';
-import { readAllInTx } from '../store/converters';
+import { readGroupsInTx } from '../store/converters';
 import { deliveryRef, MAX_KEPT_ATTEMPTS, type DeliveryAttempt, type DeliveryFailure, type DeliveryRecord } from './deliveryModel';
 import { DISABLE_AFTER_FAILING_MS, RETRY_WINDOW_MS, type DeliveryPolicy } from './deliveryPolicy';
 import { disableEndpointForDelivery, endpointRef } from './endpoints';
@@ -52,12 +52,12 @@ export async function recordOutcomes(scope: EnvScope, clock: Clock, policy: Deli
   const results = await scope.runTransaction(async (tx): Promise<RecordResult[]> => {
     effects = made.map(() => ({ disabled: [], failures: [] }));
     const now = clock.now();
-    const snapshots = await readAllInTx(tx, ...made.flatMap((m) => [deliveryRef(scope, m.deliveryId), endpointRef(scope, m.endpointId)]));
-    return made.map((m, i) => {
-      const delivery = snapshots[2 * i].data() as DeliveryRecord | undefined;
-      const endpoint = snapshots[2 * i + 1].data() as WebhookEndpointRecord | undefined;
-      return recordOne(tx, scope, policy, m, delivery, endpoint, now, effects[i]);
-    });
+    const [deliveries, endpoints] = await readGroupsInTx(
+      tx,
+      made.map((m) => deliveryRef(scope, m.deliveryId)),
+      made.map((m) => endpointRef(scope, m.endpointId)),
+    );
+    return made.map((m, i) => recordOne(tx, scope, policy, m, deliveries[i].data(), endpoints[i].data(), now, effects[i]));
   });
   results.forEach((recorded, i) => {
     if (recorded === 'raced') return;

@@ -136,7 +136,7 @@ async function claimFirstAttempts(scope: EnvScope, clock: Clock, policy: Deliver
     const finished = new Set<string>();
     snapshots.forEach((snapshot, i) => {
       const { endpoint } = targets[i];
-      const existing = snapshot.data() as DeliveryRecord | undefined;
+      const existing = snapshot.data();
       if (existing) {
         if (existing.state !== 'pending') finished.add(endpoint.endpointId);
         return;
