@@ -4,6 +4,7 @@ import type { Hint } from '../identity/link';
 import type { CustomerRecord } from '../customers/model';
 import { identityMemory, type IdentityMemory } from '../identity/ports';
 import { linkObservedHints } from '../identity/repository';
+import { isAlreadyExists } from '../store/contention';
 import { EnvScope } from '../store/scope';
 import { KnownIdentities } from './knownIdentities';
 import { eventLogs } from './logs';
@@ -124,8 +125,6 @@ async function commitStoredEvents(scope: EnvScope, toStore: readonly EventToStor
   await scope.commit(write);
 }
 
-/** gRPC ALREADY_EXISTS: a `create` of the commit found its document. */
-const isAlreadyExists = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 6;
 
 async function resolveHints(scope: EnvScope, hints: IdentityHints, known: KnownIdentities, now: number, memory: IdentityMemory): Promise<string | null> {
   const claim = usableClaim(hints, known);

@@ -1,15 +1,15 @@
 import type { Transaction } from 'firebase-admin/firestore';
+import { ABORTED, CLOSED_TRANSACTION, INVALID_ARGUMENT, isAlreadyExists } from '../store/contention';
 import type { EnvScope } from '../store/scope';
 
-/** gRPC codes a racing writer produces: ABORTED (contention) and ALREADY_EXISTS (a lost create()). */
-const RETRYABLE_CODES = new Set([6, 10]);
-/** The Firestore emulator ends a transaction it chose as a deadlock victim with this message. */
-const CLOSED_TRANSACTION = /Transaction is invalid or closed/;
-
+/**
+ * What a racing writer produces: ABORTED (contention), ALREADY_EXISTS (a lost create()), and the
+ * emulator's end of a transaction it chose as a deadlock victim.
+ */
 function isRetryable(err: unknown): boolean {
+  if (isAlreadyExists(err)) return true;
   const { code, message } = err as { code?: unknown; message?: unknown };
-  if (typeof code !== 'number') return false;
-  return RETRYABLE_CODES.has(code) || (code === 3 && typeof message === 'string' && CLOSED_TRANSACTION.test(message));
+  return code === ABORTED || (code === INVALID_ARGUMENT && typeof message === 'string' && CLOSED_TRANSACTION.test(message));
 }
 const MAX_ROUNDS = 8;
 

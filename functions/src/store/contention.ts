@@ -14,7 +14,11 @@ import { QueueFullError } from './keyedQueue';
  */
 export const ABORTED = 10;
 export const RESOURCE_EXHAUSTED = 8;
-const INVALID_ARGUMENT = 3;
+export const INVALID_ARGUMENT = 3;
+/** A `create()` found its document: another writer got there first (a lost race, not a fault). */
+export const ALREADY_EXISTS = 6;
+/** A write's precondition (`lastUpdateTime`, `exists`) no longer holds: another writer changed the document. */
+export const FAILED_PRECONDITION = 9;
 export const CLOSED_TRANSACTION = /Transaction is invalid or closed/;
 
 export function isStoreContention(err: unknown): boolean {
@@ -23,6 +27,11 @@ export function isStoreContention(err: unknown): boolean {
   const { code, message } = err as { code?: unknown; message?: unknown };
   if (code === ABORTED || code === RESOURCE_EXHAUSTED) return true;
   return code === INVALID_ARGUMENT && typeof message === 'string' && CLOSED_TRANSACTION.test(message);
+}
+
+/** Whether a commit failed because a `create()` in it found its document already there. */
+export function isAlreadyExists(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === ALREADY_EXISTS;
 }
 
 /** Seconds a client is told to wait before retrying work the store refused (a few lock waits). */

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock';
 import type { EnvScope } from '../store/scope';
+import { isAlreadyExists } from '../store/contention';
 import { readAllInTx } from '../store/converters';
 import type { EnqueueResult, TaskQueue } from '../tasks/queue';
 import { attemptOnce, freshRecord, readSigningSecrets, type Claimed, type DeliveryDeps } from './deliver';
@@ -102,9 +103,6 @@ export async function deliverFirstAttempts(scope: EnvScope, deps: FanoutDeps, ev
   const delivered = recorded.filter((r) => r !== 'raced' && r.outcome === 'delivered').length;
   return { attempted: made.length, delivered, tasks: needTask.length };
 }
-
-/** gRPC ALREADY_EXISTS: a `create` of the batch found its record. */
-const isAlreadyExists = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 6;
 
 type ClaimableTarget = Omit<ClaimedTarget, 'claim' | 'deliveryId'>;
 

@@ -4,6 +4,7 @@ import { HOUR, SECOND } from '../../clock';
 import { DomainError } from '../../errors/domain';
 import { ApiError, invalidParam } from '../../http/errors';
 import type { Reply, RequestContext } from '../../http/route';
+import { ALREADY_EXISTS, FAILED_PRECONDITION } from '../../store/contention';
 import { countedGet, countedWrite } from '../../store/counted';
 import { storedRecord } from '../../store/converters';
 
@@ -40,8 +41,6 @@ interface IdempotencyRecord {
 
 const idempotencyConverter = storedRecord<IdempotencyRecord>();
 
-const ALREADY_EXISTS = 6;
-const FAILED_PRECONDITION = 9;
 
 /**
  * `Response`: the route's 2xx body; a replay answers the body stored from the first answer of
