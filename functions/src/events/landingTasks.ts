@@ -20,6 +20,7 @@ import { identityResolutionTask, MAX_BATCHES_PER_TASK, type PendingBatch } from 
  * retry lands and enqueues again (a lost enqueue in between is the retention sweep's).
  */
 export class LandingTasks {
+  /** Not a cache: a partition's entry lives until the end of the turn it was made in. */
   private readonly waiting = new Map<string, WaitingPartition>();
 
   constructor(private readonly queue: TaskQueue) {}
