@@ -53,6 +53,18 @@ describe('grouping landings into tasks', () => {
     expect(spanning[1].landings).toEqual([spanning[0].landings[1]]);
   });
 
+  it('names a batch document landed twice in one turn once, and both landings wait for its task', () => {
+    const [a, b] = ids('twice', 2);
+    const later = Timestamp.fromMillis(landedAt.toMillis() + 5);
+    const first = { batches: [{ batchDocId: a, landedAt }] };
+    const other = { batches: [{ batchDocId: b, landedAt }] };
+    const retry = { batches: [{ batchDocId: a, landedAt: later }] };
+    const tasks = groupIntoTasks([first, other, retry]);
+    expect(tasks).toHaveLength(1);
+    expect(tasks[0].batches.map((batch) => batch.batchDocId)).toEqual([a, b]);
+    expect(tasks[0].landings).toEqual([first, other, retry]);
+  });
+
   it('enqueues landings of one turn together, one task per four batches, with the id of its batches and their commit times', async () => {
     const queue = recordingQueue();
     const tasks = new LandingTasks(queue);
@@ -176,6 +188,27 @@ describe('through the route: requests whose commits complete together', () => {
     expect(await storedIds(service, two)).toEqual(docIds('other-project', 2).sort());
     expect(await pendingBatches(service, one)).toBe(0);
     expect((await storedIds(service, one, 'live')).filter((id) => docIds('throttled', 2).includes(id))).toEqual([]);
+  });
+
+  it('a retry landing beside its first attempt: one task names the batch once, both answer the same received, each event stored once', async () => {
+    const { service, held, release } = serviceWithHeldResolution();
+    const project = await seedProject(service);
+    const body = { events: events(4, 'twice-in-a-turn') };
+    const gate = commitsCompletingTogether(2);
+    let answers;
+    try {
+      answers = await Promise.all([postEvents(service, project, body), postEvents(service, project, body)]);
+    } finally {
+      gate.restore();
+    }
+    expect(answers.map((res) => [res.status, res.body.received])).toEqual([
+      [202, 4],
+      [202, 4],
+    ]);
+    expect(held.map((task) => task.payload.batchDocIds)).toEqual([[batchDocId(events(4, 'twice-in-a-turn').map((e) => eventDocId(e.eventId as string)))]]);
+    await release();
+    expect(await storedIds(service, project)).toHaveLength(4);
+    expect(await pendingBatches(service, project)).toBe(0);
   });
 
   it('an enqueue failure fails every request of the group; their retries land again and each event is stored once', async () => {

@@ -72,20 +72,27 @@ interface WaitingPartition {
 
 /**
  * Packs the landings' batches, in arrival order, into tasks of at most MAX_BATCHES_PER_TASK: each
- * task with the landings it carries a batch of (a landing of several batches may span two).
+ * task with the landings it carries a batch of (a landing of several batches may span two). A
+ * batch document named twice (a retry landing beside the first attempt: the same document,
+ * written again) is stored once, by the task that names it first, and both landings wait for it.
  * @internal exported for its unit test
  */
 export function groupIntoTasks<L extends { batches: readonly PendingBatch[] }>(landings: readonly L[]): { batches: PendingBatch[]; landings: L[] }[] {
   const tasks: { batches: PendingBatch[]; landings: L[] }[] = [];
+  const taskOf = new Map<string, { batches: PendingBatch[]; landings: L[] }>();
   for (const landing of landings) {
     for (const batch of landing.batches) {
-      let last = tasks[tasks.length - 1];
-      if (!last || last.batches.length >= MAX_BATCHES_PER_TASK) {
-        last = { batches: [], landings: [] };
-        tasks.push(last);
+      let task = taskOf.get(batch.batchDocId);
+      if (!task) {
+        task = tasks[tasks.length - 1];
+        if (!task || task.batches.length >= MAX_BATCHES_PER_TASK) {
+          task = { batches: [], landings: [] };
+          tasks.push(task);
+        }
+        task.batches.push(batch);
+        taskOf.set(batch.batchDocId, task);
       }
-      last.batches.push(batch);
-      if (last.landings[last.landings.length - 1] !== landing) last.landings.push(landing);
+      if (!task.landings.includes(landing)) task.landings.push(landing);
     }
   }
   return tasks;
