@@ -16,7 +16,8 @@
  *   npx jest --runInBand --testMatch '<rootDir>/test/reports/reportCpu.harness.ts' test/reports/reportCpu.harness.ts
  *
  * HARNESS_PROFILE=file.cpuprofile: a V8 CPU profile of the measured rounds. HARNESS_ONLY=text:
- * only the reports whose label contains it. Written against the services' signatures only, so
+ * only the reports whose label contains it (and only their histories are seeded); HARNESS_LAYOUT=compacted
+ * or `as written`: one layout only; HARNESS_ANSWERS=dir: the answers as JSON files (to diff two versions). Written against the services' signatures only, so
  * older code (git archive of main, this file copied in) runs it unchanged for paired figures.
  */
 import { writeFileSync } from 'node:fs';
@@ -183,38 +184,42 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 type Service = (scope: EnvScope, range: ReportRange, now: number) => Promise<unknown>;
 
 it('measures where the series reports spend their CPU', async () => {
+  const byDay: ReportRange = { from: NOW - 30 * DAY_MS, to: NOW, granularity: 'day' };
+  const byHour: ReportRange = { from: NOW - 7 * DAY_MS, to: NOW, granularity: 'hour' };
+  const reports = (
+    [
+      ['subscribers, 30 days by day', subscribersReport, byDay],
+      ['subscribers, 7 days by hour', subscribersReport, byHour],
+      ['revenue, 30 days by day', revenueReport, byDay],
+      ['events, 30 days by day', eventsReport, byDay],
+      ['events, 7 days by hour', eventsReport, byHour],
+    ] as [string, Service, ReportRange][]
+  ).filter(([label]) => !process.env.HARNESS_ONLY || label.includes(process.env.HARNESS_ONLY));
+  const needs = (what: string) => reports.some(([label]) => label.startsWith(what));
   const service = createTestService({ clock: new ManualClock(NOW) });
   const scopes: Record<string, EnvScope> = {};
-  for (const layout of ['as written', 'compacted']) {
+  // HARNESS_LAYOUT=compacted (or `as written`): one layout only.
+  for (const layout of ['as written', 'compacted'].filter((l) => !process.env.HARNESS_LAYOUT || l === process.env.HARNESS_LAYOUT)) {
     const project = await seedProject(service);
     const scope = new EnvScope(service.deps.db, project.projectId, 'test');
-    await seedSubscribers(service, scope);
-    await seedRevenue(service, scope);
-    await seedEvents(service, scope);
+    if (needs('subscribers')) await seedSubscribers(service, scope);
+    if (needs('revenue')) await seedRevenue(service, scope);
+    if (needs('events')) await seedEvents(service, scope);
     if (layout === 'compacted') {
-      await compact(scope, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS, 2);
-      await compact(scope, REVENUE_ROLLUPS, REVENUE_SHARDS, 2);
-      await compact(scope, EVENT_ROLLUPS, EVENT_SHARDS, 1);
+      if (needs('subscribers')) await compact(scope, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS, 2);
+      if (needs('revenue')) await compact(scope, REVENUE_ROLLUPS, REVENUE_SHARDS, 2);
+      if (needs('events')) await compact(scope, EVENT_ROLLUPS, EVENT_SHARDS, 1);
     }
     scopes[layout] = scope;
   }
-  const byDay: ReportRange = { from: NOW - 30 * DAY_MS, to: NOW, granularity: 'day' };
-  const byHour: ReportRange = { from: NOW - 7 * DAY_MS, to: NOW, granularity: 'hour' };
-  const reports: [string, Service, ReportRange][] = [
-    ['subscribers, 30 days by day', subscribersReport, byDay],
-    ['subscribers, 7 days by hour', subscribersReport, byHour],
-    ['revenue, 30 days by day', revenueReport, byDay],
-    ['events, 30 days by day', eventsReport, byDay],
-    ['events, 7 days by hour', eventsReport, byHour],
-  ];
-  const only = process.env.HARNESS_ONLY;
   const profiler = process.env.HARNESS_PROFILE ? await startProfiler() : null;
   const lines: string[] = ['| report (layout) | documents | answer bytes | floor CPU / wall ms | service CPU / wall ms | JSON CPU ms |', '|---|---|---|---|---|---|'];
   for (const [label, report, range] of reports) {
-    if (only && !label.includes(only)) continue;
     for (const [layout, scope] of Object.entries(scopes)) {
       const recorder = new RecordingScope(service.deps.db, scope.projectId, scope.env);
       const answer = await report(recorder, range, NOW);
+      // HARNESS_ANSWERS=dir: each answer as JSON, to diff the answers of two versions of the code.
+      if (process.env.HARNESS_ANSWERS) writeFileSync(`${process.env.HARNESS_ANSWERS}/${label} (${layout}).json`, JSON.stringify(answer));
       const db = service.deps.db;
       const floor = () => Promise.all(recorder.reads.map((read) => (read.mask.length > 0 ? db.getAll(...read.refs, { fieldMask: read.mask }) : db.getAll(...read.refs)))).then((all) => all.flat().forEach((s) => s.data()));
       const figures = { floorCpu: [] as number[], floorWall: [] as number[], cpu: [] as number[], wall: [] as number[], json: [] as number[] };
