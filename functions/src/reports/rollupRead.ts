@@ -17,8 +17,9 @@ import { shardDocId } from '../store/rollups/shards';
  *   before; or, when fewer, the month's total minus its days from the range's first day on).
  *
  * So a report by day reads (1 + months + 2) × shards documents and one by hour (days + 3) ×
- * shards, whatever the history: one getAll for the days read by hour, one per month, one for the
- * year and one for the all-time documents, all in parallel (one round trip of latency).
+ * shards, whatever the history, in as few getAlls as keep every mask exact (`batched`: the days
+ * read by hour, one month, the year and the all-time documents share one; another month with
+ * other days has its own), all in parallel (one round trip of latency).
  */
 export type HourlyFigures = Map<string, Map<string, Map<number, number>>>; // metric → series → hour → n
 export type Totals = Map<string, Map<string, number>>; // metric → series → n
