@@ -7,6 +7,7 @@ import { drive, roundTripsOf, type LoadResult } from './load';
 import { drivePaced, drivePacedOperation } from './paced';
 import type { Scenario, ScenarioTarget } from './scenario';
 import { startBenchServer, type BenchServer } from './serverProcess';
+import { descendantsCpuMs } from './processCpu';
 
 /**
  * `npm run bench`: starts the Firestore emulator and the server under measurement in its own
@@ -19,12 +20,15 @@ import { startBenchServer, type BenchServer } from './serverProcess';
  * cold-start module load time and resident memory beside a floor.
  * BENCH_SECONDS (default 5) sets each scenario's length; BENCH_ONLY=text (or text|text) runs the scenarios
  * whose name contains the text (and skips the cold-start table unless the text is `cold`).
+ * BENCH_SCENARIO_CPU_PROF=dir writes a CPU profile of the server and of the task worker per scenario.
  */
 async function main(): Promise<void> {
   const report = (text: string) => process.stdout.write(`${text}\n`);
   for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) console[level] = () => undefined;
   const seconds = Number(process.env.BENCH_SECONDS || 5);
   const only = process.env.BENCH_ONLY?.toLowerCase();
+  // BENCH_SCENARIO_CPU_PROF=dir: the server's profile over each scenario's load, the worker's over the load and its drain (bench/scenarioProfile.ts).
+  const scenarioProfileDir = process.env.BENCH_SCENARIO_CPU_PROF;
   // `a|b` runs the scenarios matching either text (one report, one Targets table).
   const texts = only?.split('|').filter((text) => text.length > 0) ?? [];
   const selected = (s: Scenario): boolean =>
@@ -96,13 +100,15 @@ async function main(): Promise<void> {
       const worker = tasks === 0 ? '–' : `${((cpuAfter - cpuBefore) / tasks).toFixed(2)} (${given.map(([queue, n]) => `${n} ${queue}`).join(', ')})`;
       return { value, backlog, worker };
     };
-    /** Server CPU ms per request over a load. */
-    const measuredCpu = async <T extends LoadResult>(load: () => Promise<T>): Promise<{ result: T; perRequest: number }> => {
-      const before = await bench.cpuMs();
+    /** Server CPU ms per request over a load (and the store emulator's, when /proc tells it). */
+    const measuredCpu = async <T extends LoadResult>(load: () => Promise<T>): Promise<{ result: T; perRequest: number; storePerRequest: number | null }> => {
+      const [before, storeBefore] = [await bench.cpuMs(), emulatorCpuMs()];
       const result = await load();
-      const after = await bench.cpuMs();
-      return { result, perRequest: (after - before) / Math.max(1, result.total) };
+      const [after, storeAfter] = [await bench.cpuMs(), emulatorCpuMs()];
+      const requests = Math.max(1, result.total);
+      return { result, perRequest: (after - before) / requests, storePerRequest: storeBefore === null || storeAfter === null ? null : (storeAfter - storeBefore) / requests };
     };
+    const storeRows: string[] = [];
 
     const floorRun = await measuredCpu(() => drive(bench.floorUrl, { method: 'GET', path: '/' }, 10, seconds));
     const floorCpu = floorRun.perRequest;
@@ -134,16 +140,21 @@ async function main(): Promise<void> {
       await roundTripsOf(url, request); // warm the instance (key cache, connections)
       const probe = await roundTripsOf(url, request);
       await bench.drain(); // the warm-up's own background work is not the scenario's
+      const profileLabel = `${String(measured.length + 1).padStart(2, '0')}-${scenario.name.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60)}`;
+      if (scenarioProfileDir) await bench.profileStart();
       const {
-        value: { result, perRequest },
+        value: { result, perRequest, storePerRequest },
         backlog,
         worker,
       } = await backgroundOf(async () => {
         if (scenario.backgroundDeferred) await bench.holdBackground(true);
         const load = await measuredCpu(() => (scenario.paced ? drivePaced(url, request, { ...scenario.paced, seconds: secondsOf(scenario) }) : drive(url, request, scenario.connections ?? 10, secondsOf(scenario))));
+        // The server's profile is the load window's; the worker's runs on through the drain (the background the load caused).
+        if (scenarioProfileDir) await bench.profileStop('server', scenarioProfileDir, profileLabel);
         if (scenario.backgroundDeferred) await bench.holdBackground(false);
         return load;
       });
+      if (scenarioProfileDir) await bench.profileStop('worker', scenarioProfileDir, profileLabel);
       // A floor that fails answers fast and cheap: its figures would flatter every route beside it.
       if (scenario.servedByFloor && result.non2xx > 0) throw new Error(`${scenario.name}: the floor answered ${result.non2xx} of ${result.total} requests with a non-2xx status`);
       if (!scenario.servedByFloor) cpuRatios.push(perRequest / floorCpu);
@@ -154,6 +165,7 @@ async function main(): Promise<void> {
           ? '?'
           : `${probe.roundTrips} (status ${probe.status})${probe.documentsRead ? `, ${probe.documentsRead} docs read` : ''}`;
       rows.push(line(scenario.name, result, trips, perRequest.toFixed(2), worker, backlog));
+      if (storePerRequest !== null) storeRows.push(`| ${scenario.name} | ${perRequest.toFixed(2)} | ${storePerRequest.toFixed(2)} |`);
       if (scenario.target) targetRows.push(...targetLines(scenario.name, scenario.target, { roundTrips: probe.roundTrips, requestsPerSecond: result.requestsPerSec, p50Ms: result.p50, backgroundSeconds: backlog }));
       if (scenario.floorPair) latencies.set(pairLabel(scenario), { ...latencies.get(pairLabel(scenario)), server: result });
       measured.push(scenario);
@@ -174,6 +186,18 @@ async function main(): Promise<void> {
         ...rows,
       ].join('\n'),
     );
+    if (storeRows.length > 0) {
+      sections.push(
+        [
+          '',
+          "CPU per request during the load by process: the server's, and the Firestore emulator's JVM (/proc; 10 ms ticks), which shares the 2 cores",
+          '',
+          '| scenario | server CPU ms/request | store emulator CPU ms/request |',
+          '|---|---|---|',
+          ...storeRows,
+        ].join('\n'),
+      );
+    }
     // A diagnostic variant is compared with its floor's run.
     for (const [label, pair] of latencies) {
       const floorKey = label.replace(/, background deferred$/, '');
@@ -224,6 +248,11 @@ main().catch((err) => {
   process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });
+
+/** The Firestore emulator's CPU so far (the JVM the bench started), or null when /proc cannot tell. */
+function emulatorCpuMs(): number | null {
+  return descendantsCpuMs(process.pid, /cloud-firestore-emulator|cloud_firestore_emulator/);
+}
 
 function loadAverage(): string {
   return loadavg()

@@ -3,6 +3,7 @@ import { startFloorServer } from './floor';
 import type { EnqueueOptions, EnqueueResult, QueueName, TaskQueue } from '#functions/tasks/queue';
 import { wireRails } from './railWiring';
 import { answerParent, cpuAnswer, timedDrain } from './parentChannel';
+import { ScenarioProfiler } from './scenarioProfile';
 import type { ServerReady } from './serverProtocol';
 
 /** The server's queue adapter, remembering the enqueues not yet answered (a drain waits for them before the worker's). */
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
   const baseUrl = await listen(createServiceApp(ALL_ROUTES, deps));
   const unmeteredUrl = await listen(createServiceApp(ALL_ROUTES, unmeteredDeps));
   const floor = await startFloorServer(deps.db);
+  const profiler = new ScenarioProfiler('server');
 
   answerParent(async (request) => {
     switch (request.type) {
@@ -71,6 +73,12 @@ async function main(): Promise<void> {
         return {};
       case 'wireRails':
         for (const each of [deps, unmeteredDeps]) wireRails(each, request.wiring);
+        return {};
+      case 'profileStart':
+        await profiler.start();
+        return {};
+      case 'profileStop':
+        await profiler.stop(request.dir, request.label);
         return {};
     }
   });

@@ -18,7 +18,10 @@ export type ServerRequest =
   | { id: number; type: 'holdDispatch'; hold: boolean }
   | { id: number; type: 'wireRails'; wiring: RailWiring }
   /** Secret values the process's local secret store reads from its environment (webhook signing secrets). */
-  | { id: number; type: 'setSecrets'; secrets: Record<string, string> };
+  | { id: number; type: 'setSecrets'; secrets: Record<string, string> }
+  /** BENCH_SCENARIO_CPU_PROF: start a CPU profile of this process, or write it as `dir/<label>.<process>.cpuprofile` (bench/scenarioProfile.ts). */
+  | { id: number; type: 'profileStart' }
+  | { id: number; type: 'profileStop'; dir: string; label: string };
 
 export type ServerReply = { id: number; seconds?: number; cpuMicros?: number; tasks?: Record<string, number>; error?: string };
 
