@@ -20,7 +20,9 @@ import { descendantsCpuMs } from './processCpu';
  * cold-start module load time and resident memory beside a floor.
  * BENCH_SECONDS (default 5) sets each scenario's length; BENCH_ONLY=text (or text|text) runs the scenarios
  * whose name contains the text (and skips the cold-start table unless the text is `cold`).
- * BENCH_SCENARIO_CPU_PROF=dir writes a CPU profile of the server and of the task worker per scenario.
+ * BENCH_SCENARIO_CPU_PROF=dir writes a CPU profile of the server and of the task worker per scenario;
+ * BENCH_WARMUP_SECONDS=n drives each closed-loop scenario n seconds, unmeasured, before its load;
+ * BENCH_TASK_SHAPES (with BENCH_ROUNDS) runs the scenarios once per shape of the background work.
  */
 async function main(): Promise<void> {
   const report = (text: string) => process.stdout.write(`${text}\n`);
@@ -29,6 +31,8 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY?.toLowerCase();
   // BENCH_SCENARIO_CPU_PROF=dir: the server's profile over each scenario's load, the worker's over the load and its drain (bench/scenarioProfile.ts).
   const scenarioProfileDir = process.env.BENCH_SCENARIO_CPU_PROF;
+  // BENCH_WARMUP_SECONDS=n: n seconds of each closed-loop scenario's load before the measured one (default: the scenario's `warmupSeconds`, else none).
+  const warmupSeconds = process.env.BENCH_WARMUP_SECONDS ? Number(process.env.BENCH_WARMUP_SECONDS) : undefined;
   // `a|b` runs the scenarios matching either text (one report, one Targets table).
   const texts = only?.split('|').filter((text) => text.length > 0) ?? [];
   const selected = (s: Scenario): boolean =>
@@ -117,7 +121,24 @@ async function main(): Promise<void> {
     const secondsOf = (scenario: Scenario) => Math.max(seconds, scenario.minSeconds ?? 0);
     const measured: Scenario[] = [];
 
-    for (const scenario of SCENARIOS.filter(selected)) {
+    // BENCH_TASK_SHAPES='deployed,held,none,in-server' (a diagnostic): the selected scenarios once
+    // per shape of the background, alternating, BENCH_ROUNDS times (paired under the same load).
+    // `held` is the deployed shape with the worker holding its tasks until the load ends.
+    const shapeNames = ['deployed', 'held', 'none', 'in-server'] as const;
+    const isShape = (text: string): text is (typeof shapeNames)[number] => (shapeNames as readonly string[]).includes(text);
+    const shapes = (process.env.BENCH_TASK_SHAPES ?? '').split(',').filter((text) => text.length > 0).map((text) => {
+      if (!isShape(text)) throw new Error(`BENCH_TASK_SHAPES: unknown shape ${text} (${shapeNames.join(', ')})`);
+      return text;
+    });
+    const rounds = shapes.length === 0 ? 1 : Number(process.env.BENCH_ROUNDS || 1);
+    const plan = Array.from({ length: rounds }, (_, round) =>
+      (shapes.length === 0 ? [null] : shapes).flatMap((shape) =>
+        SCENARIOS.filter(selected).map((scenario) => ({ shape, scenario: shape === null ? scenario : { ...scenario, name: `[${shape}, round ${round + 1}] ${scenario.name}` } })),
+      ),
+    ).flat();
+    for (const { shape, scenario } of plan) {
+      if (shape !== null) await bench.taskShape(shape === 'held' ? 'deployed' : shape);
+      const holdBackground = scenario.backgroundDeferred || shape === 'held';
       // Each scenario starts from an empty store (what earlier scenarios wrote would slow the
       // emulator) and gets its own project, so rate limits and data never interact.
       await resetStore({
@@ -139,6 +160,10 @@ async function main(): Promise<void> {
       const request = await scenario.prepare!(ctx);
       await roundTripsOf(url, request); // warm the instance (key cache, connections)
       const probe = await roundTripsOf(url, request);
+      // BENCH_WARMUP_SECONDS: the same closed loop, unmeasured, so that the figure is of a warm
+      // server and emulator (JIT), not of the first seconds after the floor (docs/benchmarks.md, railprof).
+      const warmup = warmupSeconds ?? scenario.warmupSeconds ?? 0;
+      if (warmup > 0 && !scenario.paced) await drive(url, request, scenario.connections ?? 10, warmup);
       await bench.drain(); // the warm-up's own background work is not the scenario's
       const profileLabel = `${String(measured.length + 1).padStart(2, '0')}-${scenario.name.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60)}`;
       if (scenarioProfileDir) await bench.profileStart();
@@ -147,11 +172,11 @@ async function main(): Promise<void> {
         backlog,
         worker,
       } = await backgroundOf(async () => {
-        if (scenario.backgroundDeferred) await bench.holdBackground(true);
+        if (holdBackground) await bench.holdBackground(true);
         const load = await measuredCpu(() => (scenario.paced ? drivePaced(url, request, { ...scenario.paced, seconds: secondsOf(scenario) }) : drive(url, request, scenario.connections ?? 10, secondsOf(scenario))));
         // The server's profile is the load window's; the worker's runs on through the drain (the background the load caused).
         if (scenarioProfileDir) await bench.profileStop('server', scenarioProfileDir, profileLabel);
-        if (scenario.backgroundDeferred) await bench.holdBackground(false);
+        if (holdBackground) await bench.holdBackground(false);
         return load;
       });
       if (scenarioProfileDir) await bench.profileStop('worker', scenarioProfileDir, profileLabel);

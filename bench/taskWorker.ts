@@ -49,6 +49,8 @@ async function main(): Promise<void> {
         return timedDrain(() => queue.drain());
       case 'cpu':
         return cpuAnswer();
+      case 'taskShape':
+        return { error: 'the task worker has no queue adapter: ask the server' };
       case 'holdDispatch': {
         const release = held ?? [];
         held = request.hold ? [] : null;
