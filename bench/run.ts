@@ -21,7 +21,7 @@ import { descendantsCpuMs } from './processCpu';
  * BENCH_SECONDS (default 5) sets each scenario's length; BENCH_ONLY=text (or text|text) runs the scenarios
  * whose name contains the text (and skips the cold-start table unless the text is `cold`).
  * BENCH_SCENARIO_CPU_PROF=dir writes a CPU profile of the server and of the task worker per scenario;
- * BENCH_WARMUP_SECONDS=n drives each closed-loop scenario n seconds, unmeasured, before its load;
+ * BENCH_WARMUP_SECONDS=n drives the first closed-loop scenario n seconds, unmeasured, before any load;
  * BENCH_TASK_SHAPES (with BENCH_ROUNDS) runs the scenarios once per shape of the background work.
  */
 async function main(): Promise<void> {
@@ -31,8 +31,8 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY?.toLowerCase();
   // BENCH_SCENARIO_CPU_PROF=dir: the server's profile over each scenario's load, the worker's over the load and its drain (bench/scenarioProfile.ts).
   const scenarioProfileDir = process.env.BENCH_SCENARIO_CPU_PROF;
-  // BENCH_WARMUP_SECONDS=n: n seconds of each closed-loop scenario's load before the measured one (default: the scenario's `warmupSeconds`, else none).
-  const warmupSeconds = process.env.BENCH_WARMUP_SECONDS ? Number(process.env.BENCH_WARMUP_SECONDS) : undefined;
+  // BENCH_WARMUP_SECONDS=n: n seconds of the first closed-loop scenario's load, once, before anything is measured (default 0).
+  const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS || 0);
   // `a|b` runs the scenarios matching either text (one report, one Targets table).
   const texts = only?.split('|').filter((text) => text.length > 0) ?? [];
   const selected = (s: Scenario): boolean =>
@@ -136,6 +136,19 @@ async function main(): Promise<void> {
         SCENARIOS.filter(selected).map((scenario) => ({ shape, scenario: shape === null ? scenario : { ...scenario, name: `[${shape}, round ${round + 1}] ${scenario.name}` } })),
       ),
     ).flat();
+    // BENCH_WARMUP_SECONDS: the first closed-loop scenario's load, unmeasured, on its own store
+    // (cleared after), so that the figures are of a warm emulator JVM and server (JIT), not of a
+    // run's first minute (docs/benchmarks.md, section railprof: 1–2 minutes of load here).
+    const warmer = plan.find(({ scenario }) => scenario.prepare && !scenario.paced && !scenario.servedByFloor);
+    if (warmupSeconds > 0 && warmer) {
+      await resetStore({ clear: () => emulator.clear(process.env.GCLOUD_PROJECT!), drain: () => bench.drain() });
+      const project = await seedDemo(deps.db, randomDemoSpec(), deps.clock.now());
+      const url = warmer.scenario.unmetered ? bench.unmeteredUrl : bench.baseUrl;
+      const request = await warmer.scenario.prepare!({ deps, server: bench, project, baseUrl: url });
+      await drive(url, request, warmer.scenario.connections ?? 10, warmupSeconds);
+      await bench.drain();
+      process.stderr.write(`warmed up: ${warmupSeconds} s of ${warmer.scenario.name}\n`);
+    }
     for (const { shape, scenario } of plan) {
       if (shape !== null) await bench.taskShape(shape === 'held' ? 'deployed' : shape);
       const holdBackground = scenario.backgroundDeferred || shape === 'held';
@@ -160,10 +173,6 @@ async function main(): Promise<void> {
       const request = await scenario.prepare!(ctx);
       await roundTripsOf(url, request); // warm the instance (key cache, connections)
       const probe = await roundTripsOf(url, request);
-      // BENCH_WARMUP_SECONDS: the same closed loop, unmeasured, so that the figure is of a warm
-      // server and emulator (JIT), not of the first seconds after the floor (docs/benchmarks.md, railprof).
-      const warmup = warmupSeconds ?? scenario.warmupSeconds ?? 0;
-      if (warmup > 0 && !scenario.paced) await drive(url, request, scenario.connections ?? 10, warmup);
       await bench.drain(); // the warm-up's own background work is not the scenario's
       const profileLabel = `${String(measured.length + 1).padStart(2, '0')}-${scenario.name.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60)}`;
       if (scenarioProfileDir) await bench.profileStart();

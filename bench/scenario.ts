@@ -47,11 +47,6 @@ export interface Scenario {
   /** Concurrent connections (default 10). */
   connections?: number;
   /**
-   * Seconds of the same closed loop, unmeasured, before the load (BENCH_WARMUP_SECONDS, when
-   * set, wins): a target about a warm instance is not measured on the JIT's first seconds.
-   */
-  warmupSeconds?: number;
-  /**
    * An open load (see paced.ts): `clients` each sending `perClientPerSecond` requests on a fixed
    * schedule. Default: autocannon's closed loop, as fast as the connections go (saturation).
    */

@@ -59,11 +59,6 @@ async function wireRails(ctx: BenchContext): Promise<{ fakes: RailFakes; pushAud
 
 /** Issue 23: a rail notification in at most 6 store round trips, 200 per second from 10 clients. */
 const RAIL_NOTIFICATION_TARGET = { source: 'issue 23', roundTrips: 6, requestsPerSecond: 200 };
-/**
- * The rate target is about warm instances: measured cold (the first scenarios of a run, on a
- * fresh emulator JVM) the same code ran at a fifth of its warm rate (docs/benchmarks.md, railprof).
- */
-const RAIL_WARMUP_SECONDS = 5;
 
 let sequence = 0;
 const next = () => (sequence += 1);
@@ -100,7 +95,6 @@ export const railScenarios: Scenario[] = [
     name: 'POST /v1/webhooks/stripe/{projectId}, customer.subscription.created (new subscriber per request), 10 clients',
     note: 'signature check + Stripe API re-read (local fake) + identity link creating the customer + one decision transaction',
     target: RAIL_NOTIFICATION_TARGET,
-    warmupSeconds: RAIL_WARMUP_SECONDS,
     connections: 10,
     prepare: async (ctx) => {
       await wireRails(ctx);
@@ -127,7 +121,6 @@ export const railScenarios: Scenario[] = [
     name: 'POST /v1/webhooks/apple/{projectId}, SUBSCRIBED (new subscriber per request), 10 clients',
     note: 'Apple verifier on the payload and its transaction + identity link creating the customer + one decision transaction',
     target: RAIL_NOTIFICATION_TARGET,
-    warmupSeconds: RAIL_WARMUP_SECONDS,
     connections: 10,
     prepare: async (ctx) => {
       await wireRails(ctx);
@@ -147,7 +140,6 @@ export const railScenarios: Scenario[] = [
     name: 'POST /v1/webhooks/google/{projectId}, SUBSCRIPTION_PURCHASED (new subscriber per request), 10 clients',
     note: 'push-token check + Play API re-read (local fake) + identity link creating the customer + one decision transaction',
     target: RAIL_NOTIFICATION_TARGET,
-    warmupSeconds: RAIL_WARMUP_SECONDS,
     connections: 10,
     prepare: async (ctx) => {
       const { fakes: started, pushAudience } = await wireRails(ctx);
