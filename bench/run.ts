@@ -7,6 +7,7 @@ import { drive, roundTripsOf, type LoadResult } from './load';
 import { driveClosedOperation, drivePaced, drivePacedOperation } from './paced';
 import type { Scenario, ScenarioTarget } from './scenario';
 import { startBenchServer, type BenchServer } from './serverProcess';
+import { descendantsCpuMs } from './processCpu';
 
 /**
  * `npm run bench`: starts the Firestore emulator and the server under measurement in its own
@@ -19,12 +20,19 @@ import { startBenchServer, type BenchServer } from './serverProcess';
  * cold-start module load time and resident memory beside a floor.
  * BENCH_SECONDS (default 5) sets each scenario's length; BENCH_ONLY=text (or text|text) runs the scenarios
  * whose name contains the text (and skips the cold-start table unless the text is `cold`).
+ * BENCH_SCENARIO_CPU_PROF=dir writes a CPU profile of the server and of the task worker per scenario;
+ * BENCH_WARMUP_SECONDS=n drives the first closed-loop scenario n seconds, unmeasured, before any load;
+ * BENCH_TASK_SHAPES (with BENCH_ROUNDS) runs the scenarios once per shape of the background work.
  */
 async function main(): Promise<void> {
   const report = (text: string) => process.stdout.write(`${text}\n`);
   for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) console[level] = () => undefined;
   const seconds = Number(process.env.BENCH_SECONDS || 5);
   const only = process.env.BENCH_ONLY?.toLowerCase();
+  // BENCH_SCENARIO_CPU_PROF=dir: the server's profile over each scenario's load, the worker's over the load and its drain (bench/scenarioProfile.ts).
+  const scenarioProfileDir = process.env.BENCH_SCENARIO_CPU_PROF;
+  // BENCH_WARMUP_SECONDS=n: n seconds of the first closed-loop scenario's load, once, before anything is measured (default 0).
+  const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS || 0);
   // `a|b` runs the scenarios matching either text (one report, one Targets table).
   const texts = only?.split('|').filter((text) => text.length > 0) ?? [];
   const selected = (s: Scenario): boolean =>
@@ -96,13 +104,15 @@ async function main(): Promise<void> {
       const worker = tasks === 0 ? '–' : `${((cpuAfter - cpuBefore) / tasks).toFixed(2)} (${given.map(([queue, n]) => `${n} ${queue}`).join(', ')})`;
       return { value, backlog, worker };
     };
-    /** Server CPU ms per request over a load. */
-    const measuredCpu = async <T extends LoadResult>(load: () => Promise<T>): Promise<{ result: T; perRequest: number }> => {
-      const before = await bench.cpuMs();
+    /** Server CPU ms per request over a load (and the store emulator's, when /proc tells it). */
+    const measuredCpu = async <T extends LoadResult>(load: () => Promise<T>): Promise<{ result: T; perRequest: number; storePerRequest: number | null }> => {
+      const [before, storeBefore] = [await bench.cpuMs(), emulatorCpuMs()];
       const result = await load();
-      const after = await bench.cpuMs();
-      return { result, perRequest: (after - before) / Math.max(1, result.total) };
+      const [after, storeAfter] = [await bench.cpuMs(), emulatorCpuMs()];
+      const requests = Math.max(1, result.total);
+      return { result, perRequest: (after - before) / requests, storePerRequest: storeBefore === null || storeAfter === null ? null : (storeAfter - storeBefore) / requests };
     };
+    const storeRows: string[] = [];
 
     const floorRun = await measuredCpu(() => drive(bench.floorUrl, { method: 'GET', path: '/' }, 10, seconds));
     const floorCpu = floorRun.perRequest;
@@ -111,7 +121,37 @@ async function main(): Promise<void> {
     const secondsOf = (scenario: Scenario) => Math.max(seconds, scenario.minSeconds ?? 0);
     const measured: Scenario[] = [];
 
-    for (const scenario of SCENARIOS.filter(selected)) {
+    // BENCH_TASK_SHAPES='deployed,held,none,in-server' (a diagnostic): the selected scenarios once
+    // per shape of the background, alternating, BENCH_ROUNDS times (paired under the same load).
+    // `held` is the deployed shape with the worker holding its tasks until the load ends.
+    const shapeNames = ['deployed', 'held', 'none', 'in-server'] as const;
+    const isShape = (text: string): text is (typeof shapeNames)[number] => (shapeNames as readonly string[]).includes(text);
+    const shapes = (process.env.BENCH_TASK_SHAPES ?? '').split(',').filter((text) => text.length > 0).map((text) => {
+      if (!isShape(text)) throw new Error(`BENCH_TASK_SHAPES: unknown shape ${text} (${shapeNames.join(', ')})`);
+      return text;
+    });
+    const rounds = shapes.length === 0 ? 1 : Number(process.env.BENCH_ROUNDS || 1);
+    const plan = Array.from({ length: rounds }, (_, round) =>
+      (shapes.length === 0 ? [null] : shapes).flatMap((shape) =>
+        SCENARIOS.filter(selected).map((scenario) => ({ shape, scenario: shape === null ? scenario : { ...scenario, name: `[${shape}, round ${round + 1}] ${scenario.name}` } })),
+      ),
+    ).flat();
+    // BENCH_WARMUP_SECONDS: the first closed-loop scenario's load, unmeasured, on its own store
+    // (cleared after), so that the figures are of a warm emulator JVM and server (JIT), not of a
+    // run's first minute (docs/benchmarks.md, section railprof: 1–2 minutes of load here).
+    const warmer = plan.find(({ scenario }) => scenario.prepare && !scenario.paced && !scenario.servedByFloor);
+    if (warmupSeconds > 0 && warmer) {
+      await resetStore({ clear: () => emulator.clear(process.env.GCLOUD_PROJECT!), drain: () => bench.drain() });
+      const project = await seedDemo(deps.db, randomDemoSpec(), deps.clock.now());
+      const url = warmer.scenario.unmetered ? bench.unmeteredUrl : bench.baseUrl;
+      const request = await warmer.scenario.prepare!({ deps, server: bench, project, baseUrl: url });
+      await drive(url, request, warmer.scenario.connections ?? 10, warmupSeconds);
+      await bench.drain();
+      process.stderr.write(`warmed up: ${warmupSeconds} s of ${warmer.scenario.name}\n`);
+    }
+    for (const { shape, scenario } of plan) {
+      if (shape !== null) await bench.taskShape(shape === 'held' ? 'deployed' : shape);
+      const holdBackground = scenario.backgroundDeferred || shape === 'held';
       // Each scenario starts from an empty store (what earlier scenarios wrote would slow the
       // emulator) and gets its own project, so rate limits and data never interact.
       await resetStore({
@@ -134,16 +174,21 @@ async function main(): Promise<void> {
       await roundTripsOf(url, request); // warm the instance (key cache, connections)
       const probe = await roundTripsOf(url, request);
       await bench.drain(); // the warm-up's own background work is not the scenario's
+      const profileLabel = `${String(measured.length + 1).padStart(2, '0')}-${scenario.name.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60)}`;
+      if (scenarioProfileDir) await bench.profileStart();
       const {
-        value: { result, perRequest },
+        value: { result, perRequest, storePerRequest },
         backlog,
         worker,
       } = await backgroundOf(async () => {
-        if (scenario.backgroundDeferred) await bench.holdBackground(true);
+        if (holdBackground) await bench.holdBackground(true);
         const load = await measuredCpu(() => (scenario.paced ? drivePaced(url, request, { ...scenario.paced, seconds: secondsOf(scenario) }) : drive(url, request, scenario.connections ?? 10, secondsOf(scenario))));
-        if (scenario.backgroundDeferred) await bench.holdBackground(false);
+        // The server's profile is the load window's; the worker's runs on through the drain (the background the load caused).
+        if (scenarioProfileDir) await bench.profileStop('server', scenarioProfileDir, profileLabel);
+        if (holdBackground) await bench.holdBackground(false);
         return load;
       });
+      if (scenarioProfileDir) await bench.profileStop('worker', scenarioProfileDir, profileLabel);
       // A floor that fails answers fast and cheap: its figures would flatter every route beside it.
       if (scenario.servedByFloor && result.non2xx > 0) throw new Error(`${scenario.name}: the floor answered ${result.non2xx} of ${result.total} requests with a non-2xx status`);
       if (!scenario.servedByFloor) cpuRatios.push(perRequest / floorCpu);
@@ -154,6 +199,7 @@ async function main(): Promise<void> {
           ? '?'
           : `${probe.roundTrips} (status ${probe.status})${probe.documentsRead ? `, ${probe.documentsRead} docs read` : ''}`;
       rows.push(line(scenario.name, result, trips, perRequest.toFixed(2), worker, backlog));
+      if (storePerRequest !== null) storeRows.push(`| ${scenario.name} | ${perRequest.toFixed(2)} | ${storePerRequest.toFixed(2)} |`);
       if (scenario.target) targetRows.push(...targetLines(scenario.name, scenario.target, { roundTrips: probe.roundTrips, requestsPerSecond: result.requestsPerSec, p50Ms: result.p50, backgroundSeconds: backlog }));
       if (scenario.storeCallsFloor) {
         const floor = await scenario.storeCallsFloor(ctx);
@@ -189,6 +235,18 @@ async function main(): Promise<void> {
         ...rows,
       ].join('\n'),
     );
+    if (storeRows.length > 0) {
+      sections.push(
+        [
+          '',
+          "CPU per request during the load by process: the server's, and the Firestore emulator's JVM (/proc; 10 ms ticks), which shares the 2 cores",
+          '',
+          '| scenario | server CPU ms/request | store emulator CPU ms/request |',
+          '|---|---|---|',
+          ...storeRows,
+        ].join('\n'),
+      );
+    }
     // A diagnostic variant is compared with its floor's run.
     for (const [label, pair] of latencies) {
       const floorKey = label.replace(/, background deferred$/, '');
@@ -239,6 +297,11 @@ main().catch((err) => {
   process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });
+
+/** The Firestore emulator's CPU so far (the JVM the bench started), or null when /proc cannot tell. */
+function emulatorCpuMs(): number | null {
+  return descendantsCpuMs(process.pid, /cloud-firestore-emulator|cloud_firestore_emulator/);
+}
 
 function loadAverage(): string {
   return loadavg()

@@ -3,7 +3,8 @@ import { startFloorServer } from './floor';
 import type { EnqueueOptions, EnqueueResult, QueueName, TaskQueue } from '#functions/tasks/queue';
 import { wireRails } from './railWiring';
 import { answerParent, cpuAnswer, timedDrain } from './parentChannel';
-import type { ServerReady } from './serverProtocol';
+import { ScenarioProfiler } from './scenarioProfile';
+import type { ServerReady, TaskShape } from './serverProtocol';
 
 /** The server's queue adapter, remembering the enqueues not yet answered (a drain waits for them before the worker's). */
 class EnqueuesInFlight implements TaskQueue {
@@ -40,11 +41,19 @@ async function main(): Promise<void> {
   const { ALL_ROUTES } = await import('#functions/app/groups');
   const { createServiceApp } = await import('#functions/app/serviceApp');
   const { CloudTasksQueue } = await import('#functions/tasks/cloudTasksQueue');
+  const { InProcessTaskQueue } = await import('#functions/tasks/inProcessQueue');
 
   // One queue adapter for both instances (deployed, one Cloud Tasks queue per name); the region
   // only names the queue's path, which the worker's stand-in accepts whatever it is.
-  const tasks = new EnqueuesInFlight(new CloudTasksQueue('us-central1'));
+  const deployed = new CloudTasksQueue('us-central1');
+  // The other shapes of BENCH_TASK_SHAPES (serverProtocol.ts TaskShape), a diagnostic only.
+  const inServer = new InProcessTaskQueue();
+  const dropped: TaskQueue = { enqueue: async () => 'enqueued' };
+  let shape: TaskShape = 'deployed';
+  const tasks = new EnqueuesInFlight({ enqueue: (queue, payload, options) => (shape === 'deployed' ? deployed : shape === 'in-server' ? inServer : dropped).enqueue(queue, payload, options) });
   const deps = createDeps({ tasks });
+  // As createDeps attaches the service's handler table to an in-process queue it is given.
+  inServer.attach(async (queue, payload) => (await import('#functions/app/taskHandlers')).runTask(queue, payload, deps));
   const unmeteredDeps = createDeps({ tasks, bucketStore: { lease: async (_id, _spec, want) => want } });
   const listen = async (listener: RequestListener): Promise<string> => {
     const server = createServer(listener);
@@ -55,12 +64,16 @@ async function main(): Promise<void> {
   const baseUrl = await listen(createServiceApp(ALL_ROUTES, deps));
   const unmeteredUrl = await listen(createServiceApp(ALL_ROUTES, unmeteredDeps));
   const floor = await startFloorServer(deps.db);
+  const profiler = new ScenarioProfiler('server');
 
   answerParent(async (request) => {
     switch (request.type) {
       case 'drain':
-        // The tasks run in the worker, which the parent drains next; here only the enqueues still on their way.
-        return timedDrain(() => tasks.settled());
+        // The tasks run in the worker, which the parent drains next; here the enqueues still on their way (and the in-server shape's tasks).
+        return timedDrain(async () => {
+          await tasks.settled();
+          await inServer.drain();
+        });
       case 'cpu':
         return cpuAnswer();
       case 'tasks':
@@ -71,6 +84,15 @@ async function main(): Promise<void> {
         return {};
       case 'wireRails':
         for (const each of [deps, unmeteredDeps]) wireRails(each, request.wiring);
+        return {};
+      case 'taskShape':
+        shape = request.shape;
+        return {};
+      case 'profileStart':
+        await profiler.start();
+        return {};
+      case 'profileStop':
+        await profiler.stop(request.dir, request.label);
         return {};
     }
   });

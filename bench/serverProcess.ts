@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import type { RailWiring, ServerReady, ServerReply, ServerRequest, TaskWorkerReady } from './serverProtocol';
+import type { RailWiring, ServerReady, ServerReply, ServerRequest, TaskShape, TaskWorkerReady } from './serverProtocol';
 
 type Ask = ServerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
@@ -20,6 +20,12 @@ export interface BenchServer {
   /** Holds the tasks given from now on in the worker without running them (true), or runs them all (false): a diagnostic. */
   holdBackground(hold: boolean): Promise<void>;
   wireRails(wiring: RailWiring): Promise<void>;
+  /** Starts a CPU profile of the server and of the task worker (BENCH_SCENARIO_CPU_PROF). */
+  profileStart(): Promise<void>;
+  /** Where the server's enqueues go from now on (a diagnostic; `deployed` until asked). */
+  taskShape(shape: TaskShape): Promise<void>;
+  /** Writes the profile started last of one process as `dir/<label>.<server|worker>.cpuprofile`. */
+  profileStop(which: 'server' | 'worker', dir: string, label: string): Promise<void>;
   /** Puts secret values where the server's and the worker's local secret stores read them (their environment). */
   setSecrets(secrets: Record<string, string>): Promise<void>;
   stop(): void;
@@ -58,6 +64,9 @@ export async function startBenchServer(): Promise<BenchServer> {
     tasksEnqueued: async () => (await worker.ask({ type: 'tasks' })).tasks ?? {},
     holdBackground: async (hold) => void (await worker.ask({ type: 'holdDispatch', hold })),
     wireRails: (wiring) => both({ type: 'wireRails', wiring }),
+    profileStart: () => both({ type: 'profileStart' }),
+    taskShape: async (shape) => void (await server.ask({ type: 'taskShape', shape })),
+    profileStop: async (which, dir, label) => void (await (which === 'server' ? server : worker).ask({ type: 'profileStop', dir, label })),
     setSecrets: (secrets) => both({ type: 'setSecrets', secrets }),
     stop: () => {
       server.stop();

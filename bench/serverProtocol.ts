@@ -9,6 +9,14 @@ export interface RailWiring {
   secrets: Record<string, string>;
 }
 
+/**
+ * Where the server's enqueues go (BENCH_TASK_SHAPES, a diagnostic): `deployed`, the Cloud Tasks
+ * adapter into the task worker (the default); `in-server`, the in-process queue of `npm start`
+ * (the tasks on the requests' event loop, the bench's shape before branch eventsbg); `none`,
+ * accepted and dropped (the request path without its enqueue; no background at all).
+ */
+export type TaskShape = 'deployed' | 'in-server' | 'none';
+
 export type ServerRequest =
   | { id: number; type: 'drain' }
   | { id: number; type: 'cpu' }
@@ -18,7 +26,12 @@ export type ServerRequest =
   | { id: number; type: 'holdDispatch'; hold: boolean }
   | { id: number; type: 'wireRails'; wiring: RailWiring }
   /** Secret values the process's local secret store reads from its environment (webhook signing secrets). */
-  | { id: number; type: 'setSecrets'; secrets: Record<string, string> };
+  | { id: number; type: 'setSecrets'; secrets: Record<string, string> }
+  /** BENCH_SCENARIO_CPU_PROF: start a CPU profile of this process, or write it as `dir/<label>.<process>.cpuprofile` (bench/scenarioProfile.ts). */
+  | { id: number; type: 'profileStart' }
+  /** The server only: where its enqueues go from now on. */
+  | { id: number; type: 'taskShape'; shape: TaskShape }
+  | { id: number; type: 'profileStop'; dir: string; label: string };
 
 export type ServerReply = { id: number; seconds?: number; cpuMicros?: number; tasks?: Record<string, number>; error?: string };
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { startCloudTasksStandIn, type CreateTask } from '../fixtures/cloudTasksStandIn';
 import { wireRails } from './railWiring';
 import { answerParent, cpuAnswer, timedDrain } from './parentChannel';
+import { ScenarioProfiler } from './scenarioProfile';
 import type { TaskWorkerReady } from './serverProtocol';
 
 /**
@@ -41,12 +42,15 @@ async function main(): Promise<void> {
     return give(name, task);
   });
 
+  const profiler = new ScenarioProfiler('worker');
   answerParent(async (request) => {
     switch (request.type) {
       case 'drain':
         return timedDrain(() => queue.drain());
       case 'cpu':
         return cpuAnswer();
+      case 'taskShape':
+        return { error: 'the task worker has no queue adapter: ask the server' };
       case 'holdDispatch': {
         const release = held ?? [];
         held = request.hold ? [] : null;
@@ -60,6 +64,12 @@ async function main(): Promise<void> {
         return {};
       case 'wireRails':
         wireRails(deps, request.wiring);
+        return {};
+      case 'profileStart':
+        await profiler.start();
+        return {};
+      case 'profileStop':
+        await profiler.stop(request.dir, request.label);
         return {};
     }
   });
