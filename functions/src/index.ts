@@ -1,6 +1,6 @@
 /**
  * Deployed functions only: one HTTPS function per endpoint group, the task-queue functions
- * and the scheduled retention worker. Each function runs the same Express app the local
+ * and the scheduled workers. Each function runs the same Express app the local
  * runner mounts.
  *
  * Cold start: this file loads only firebase-functions and the names of things. A function's
@@ -16,10 +16,8 @@ import type { RootDeps } from './app/deps';
 import type { Express } from 'express';
 import type { GroupName } from './app/groupNames';
 import { deployRegion } from './config/region';
-import { RETENTION_SCHEDULE } from './retention/schedule';
-import { ROLLUP_COMPACTION_SCHEDULE } from './store/rollups/compactionSchedule';
 import { QUEUE_CONFIGS, type QueueName } from './tasks/queue';
-import { WEBHOOK_WORKER_SCHEDULE } from './webhooks/outboxSchedule';
+import { runScheduledWorker, SCHEDULED_WORKERS, type WorkerName } from './app/workers/scheduled';
 
 const REGION = deployRegion();
 setGlobalOptions({ region: REGION, memory: '512MiB', concurrency: 80 });
@@ -80,20 +78,19 @@ export const webhookFanoutTask = taskFunction('webhookFanout');
 /** One outbound webhook delivery attempt per run; a failed attempt throws and the queue retries it (webhooks/deliver.ts). */
 export const webhookDeliveryTask = taskFunction('webhookDelivery');
 
-/** The scheduled retention worker: finishes erasures whose task was lost (see retention/README.md). */
-export const retentionWorker = onSchedule({ schedule: RETENTION_SCHEDULE, timeoutSeconds: 540 }, async () => {
-  const [{ runRetention }, ready] = await Promise.all([import('./retention/worker'), getDeps()]);
-  await runRetention(ready);
-});
+/**
+ * The scheduled workers (app/workers/scheduled.ts lists them with their schedules): retention
+ * finishes erasures and event batches whose task was lost (retention/README.md); the webhook
+ * worker records entitlement expiries and relays outbox events whose fan-out was lost
+ * (webhooks/README.md); the rollup worker compacts report rollups (store/rollups/compaction.ts).
+ */
+function scheduledWorker(worker: WorkerName) {
+  const { schedule, timeoutSeconds } = SCHEDULED_WORKERS[worker];
+  return onSchedule({ schedule, timeoutSeconds }, async () => {
+    await runScheduledWorker(worker, await getDeps());
+  });
+}
 
-/** The webhook worker: records entitlement expiries and relays outbox events whose fan-out was lost (webhooks/README.md). */
-export const webhookWorker = onSchedule({ schedule: WEBHOOK_WORKER_SCHEDULE, timeoutSeconds: 120 }, async () => {
-  const [{ runWebhookWorker }, ready] = await Promise.all([import('./app/workers/outboxWorker'), getDeps()]);
-  await runWebhookWorker(ready);
-});
-
-/** The rollup worker, hourly: folds the report rollups' recent shards into shard 0 (store/rollups/compaction.ts). */
-export const rollupWorker = onSchedule({ schedule: ROLLUP_COMPACTION_SCHEDULE, timeoutSeconds: 540 }, async () => {
-  const [{ runRollupWorker }, ready] = await Promise.all([import('./app/workers/rollupWorker'), getDeps()]);
-  await runRollupWorker(ready);
-});
+export const retentionWorker = scheduledWorker('retention');
+export const webhookWorker = scheduledWorker('webhooks');
+export const rollupWorker = scheduledWorker('rollups');

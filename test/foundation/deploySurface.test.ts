@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GROUP_FUNCTIONS } from '../../functions/src/app/groupNames';
 import { GROUPS, type GroupName } from '../../functions/src/app/groups';
+import { SCHEDULED_WORKERS } from '../../functions/src/app/workers/scheduled';
 import { functionsDotEnv, requireDeployedEntry } from '../support/functionsEnv';
 
 const root = join(__dirname, '..', '..');
@@ -32,6 +33,17 @@ it('targets Node 22 and exports one function per endpoint group', () => {
   const entry = requireDeployedEntry();
   for (const name of Object.values(GROUP_FUNCTIONS)) expect(typeof entry[name]).toBe('function');
   for (const rewrite of rewrites) expect(typeof entry[rewrite.function.functionId]).toBe('function');
+});
+
+it('deploys every scheduled worker of app/workers/scheduled.ts on its schedule, and no other', () => {
+  type Deployed = { __endpoint?: { scheduleTrigger?: { schedule?: string }; timeoutSeconds?: number } };
+  const entry = requireDeployedEntry() as Record<string, Deployed>;
+  const scheduled = Object.entries(entry).filter(([, fn]) => (fn as unknown as Deployed | undefined)?.__endpoint?.scheduleTrigger !== undefined);
+  expect(scheduled.map(([name]) => name).sort()).toEqual(Object.values(SCHEDULED_WORKERS).map((worker) => worker.function).sort());
+  for (const worker of Object.values(SCHEDULED_WORKERS)) {
+    const endpoint = entry[worker.function].__endpoint!;
+    expect([worker.function, endpoint.scheduleTrigger!.schedule, endpoint.timeoutSeconds]).toEqual([worker.function, worker.schedule, worker.timeoutSeconds]);
+  }
 });
 
 it('deploys every function, and points every rewrite, to the one region of functions/.env', () => {

@@ -4,6 +4,7 @@ import { PROVIDER_CONFIG_TTL_MS } from './idTokens';
 import type { IdentityIndexEntry } from '../customers/model';
 import { IDENTITY_PROVIDER_SETTING, type IdentityProviderConfig } from './providerConfig';
 import { storedRecord } from '../store/converters';
+import { BoundedMap } from '../boundedMap';
 
 /**
  * The project's identity policy, stored beside its identity provider (one per project, both
@@ -31,7 +32,7 @@ const MAX_PROJECTS = 10_000;
 
 /** One per process (identity/ports.ts keeps it with the Deps). */
 export class PolicyCache {
-  private readonly entries = new Map<string, { policy: IdentityPolicy; readAt: number }>();
+  private readonly entries = new BoundedMap<string, { policy: IdentityPolicy; readAt: number }>(MAX_PROJECTS);
 
   fresh(projectId: string, now: number): IdentityPolicy | null {
     const cached = this.entries.get(projectId);
@@ -41,9 +42,7 @@ export class PolicyCache {
   remember(projectId: string, snapshot: DocumentSnapshot<StoredPolicy>, now: number): IdentityPolicy {
     const config = snapshot.data() ?? null;
     const policy: IdentityPolicy = { requireVerifiedIdentity: config?.requireVerifiedIdentity === true };
-    this.entries.delete(projectId);
     this.entries.set(projectId, { policy, readAt: now });
-    if (this.entries.size > MAX_PROJECTS) this.entries.delete(this.entries.keys().next().value as string);
     return policy;
   }
 }

@@ -11,6 +11,8 @@
  *   without touching the store at all. It can only be stricter than the shared record when an
  *   instance has seen every call; across instances the shared record decides.
  */
+import { BoundedMap } from '../boundedMap';
+
 export const VELOCITY_LIMIT = 30;
 export const VELOCITY_WINDOW_MS = 60_000;
 
@@ -36,7 +38,7 @@ const MAX_TRACKED_USERS = 10_000;
 
 /** The in-memory layer: per instance, bounded in size (oldest entries evicted first). */
 export class VelocityWindow {
-  private readonly calls = new Map<string, number[]>();
+  private readonly calls = new BoundedMap<string, number[]>(MAX_TRACKED_USERS);
 
   constructor(
     private readonly limit = VELOCITY_LIMIT,
@@ -46,9 +48,7 @@ export class VelocityWindow {
   /** Records the call and says whether it is within the cap. */
   admit(key: string, now: number): { admitted: boolean; retryAfterMs: number } {
     const decision = admitCall(this.calls.get(key) ?? [], now, this.limit, this.windowMs);
-    this.calls.delete(key); // re-insert: Map order doubles as recency for eviction
     this.calls.set(key, decision.times);
-    if (this.calls.size > MAX_TRACKED_USERS) this.calls.delete(this.calls.keys().next().value as string);
     return { admitted: decision.admitted, retryAfterMs: decision.retryAfterMs };
   }
 }

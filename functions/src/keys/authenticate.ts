@@ -7,6 +7,7 @@ import { digestsEqual, sha256Hex, type ParsedKey } from './format';
 import { learnFirstOrigin } from './originLearning';
 import { keyIndexRef } from './paths';
 import { keyRejection, type KeyRecord } from './record';
+import { BoundedMap } from '../boundedMap';
 
 /**
  * Key lookup with a per-instance cache.
@@ -33,7 +34,7 @@ export interface Authenticated {
 }
 
 export class KeyAuthenticator {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache = new BoundedMap<string, CacheEntry>(MAX_ENTRIES);
 
   constructor(
     private readonly db: Firestore,
@@ -94,7 +95,6 @@ export class KeyAuthenticator {
   }
 
   private remember(path: string, record: KeyRecord | null, now: number): void {
-    if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(path, { record, expiresAt: now + (record ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) });
   }
 }

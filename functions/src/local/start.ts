@@ -56,9 +56,9 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
   const deps = createDeps({ tasks });
   const resumed = await tasks.resume();
   const demo = await seedDemo(deps.db, readDemoSpec(DEMO_SPEC), deps.clock.now());
-  // Deployed, Cloud Scheduler runs it every minute (index.ts webhookWorker).
-  const { startLocalWebhookWorker } = await import('../app/workers/outboxWorker');
-  const webhookWorker = startLocalWebhookWorker(deps);
+  // Deployed, Cloud Scheduler runs them (app/workers/scheduled.ts); here this process does, on the same schedules.
+  const { startLocalSchedules } = await import('./localSchedules');
+  const schedules = startLocalSchedules(deps);
   const { withHostingPublic } = await import('./hosting');
   const server = createServer(withHostingPublic(createServiceApp(ALL_ROUTES, deps)));
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -92,7 +92,7 @@ async function serve(emulator: RunningEmulator, port: number, fresh: boolean): P
     server.close();
     server.closeAllConnections();
     // Within 5 s whatever is queued: running work gets 1.5 s, waiting tasks stay in the store for the next start.
-    await Promise.all([webhookWorker.stop(1500), tasks.stop(1500)]);
+    await Promise.all([schedules.stop(1500), tasks.stop(1500)]);
     try {
       if (emulator.owned) await emulator.exportTo(EXPORT_DIR, process.env.GCLOUD_PROJECT!);
     } catch (err) {

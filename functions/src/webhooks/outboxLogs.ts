@@ -18,7 +18,4 @@ export const outboxLogs = {
   workerRunCompleted(report: Record<string, unknown>): void {
     logger.info('webhook worker run completed', report);
   },
-  workerRunFailed(detail: string): void {
-    logger.error('webhook worker run failed', { detail });
-  },
 };

@@ -1,3 +1,2 @@
 /** How often the webhook worker runs (its own module: index.ts declares it without loading the worker). */
 export const WEBHOOK_WORKER_SCHEDULE = 'every 1 minutes';
-export const WEBHOOK_WORKER_INTERVAL_MS = 60_000;

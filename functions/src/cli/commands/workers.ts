@@ -1,13 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { RUNNING_FILE } from '../../config/paths';
-import { triggerWorker, WORKER_FUNCTIONS, type WorkerName } from '../../local/suite/schedules';
+import { triggerWorker } from '../../local/suite/schedules';
+import { runScheduledWorker, SCHEDULED_WORKERS, WORKER_NAMES, type WorkerName } from '../../app/workers/scheduled';
 import type { RootDeps } from '../../app/deps';
 import type { TaskQueue } from '../../tasks/queue';
 import type { Command, CommandContext } from '../command';
 import { RunNowQueue } from '../operatorTasks';
 
 /**
- * `tessera workers run retention|webhooks`: runs a scheduled worker now. Against the emulator
+ * `tessera workers run webhooks|retention|rollups`: runs a scheduled worker now. Against the emulator
  * suite (`npm run emulators`) it makes Cloud Scheduler's call to the functions emulator, so the
  * deployed function runs inside the suite (and the command answers when it is done); against any other store (`npm start`'s emulator, or a real
  * project) the worker runs in this process with the same code, its tasks due now run here
@@ -30,7 +31,7 @@ async function runWorker(worker: WorkerName, ctx: CommandContext): Promise<unkno
   const suite = runningSuite();
   if (suite?.suite) {
     const run = await triggerWorker(suite.suite.functionsEmulatorHost, suite.gcloudProject, worker);
-    return { worker, function: WORKER_FUNCTIONS[worker], ran: 'in the emulator suite (its report is in the suite’s output)', emulatorFunction: run.function, status: run.status };
+    return { worker, function: SCHEDULED_WORKERS[worker].function, ran: 'in the emulator suite (its report is in the suite’s output)', emulatorFunction: run.function, status: run.status };
   }
   const { createDeps } = await import('../../app/deps');
   const { runTask } = await import('../../app/taskHandlers');
@@ -46,17 +47,17 @@ async function runWorker(worker: WorkerName, ctx: CommandContext): Promise<unkno
   }
   const report = await withLogsOnStderr(async () => {
     deps = { ...createDeps({ tasks, clock: ctx.clock }), db: ctx.db };
-    const result = worker === 'retention' ? await (await import('../../retention/worker')).runRetention(deps) : await (await import('../../app/workers/outboxWorker')).runWebhookWorker(deps);
+    const result = await runScheduledWorker(worker, deps);
     // Tasks the run queued for now (fan-out, deliveries) finish before the command answers.
     if (local) await local.settle();
     return result;
   });
-  return { worker, function: WORKER_FUNCTIONS[worker], ran: 'in this process', report };
+  return { worker, function: SCHEDULED_WORKERS[worker].function, ran: 'in this process', report };
 }
 
-export const workerCommands: Command[] = (Object.keys(WORKER_FUNCTIONS) as WorkerName[]).map((worker) => ({
+export const workerCommands: Command[] = WORKER_NAMES.map((worker) => ({
   name: `workers run ${worker}`,
-  summary: `runs the ${worker} worker now (${WORKER_FUNCTIONS[worker]}; under the emulator suite, inside the suite as Cloud Scheduler calls it)`,
+  summary: `runs the ${worker} worker now (${SCHEDULED_WORKERS[worker].function}; under the emulator suite, inside the suite as Cloud Scheduler calls it)`,
   options: {},
   run: (_values, ctx) => runWorker(worker, ctx),
 }));

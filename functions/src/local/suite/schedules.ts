@@ -1,3 +1,5 @@
+import { SCHEDULED_WORKERS, type WorkerName } from '../../app/workers/scheduled';
+
 /**
  * Scheduled functions under the emulator suite. Deployed, Cloud Scheduler calls a v2
  * `onSchedule` function over HTTP (`X-CloudScheduler-JobName`, `X-CloudScheduler-ScheduleTime`).
@@ -6,8 +8,6 @@
  * suite's own timer and `tessera workers run` make Cloud Scheduler's call to the functions
  * emulator, which runs the worker inside the suite; the call answers once the run is done.
  */
-export const WORKER_FUNCTIONS = { retention: 'retentionWorker', webhooks: 'webhookWorker' } as const;
-export type WorkerName = keyof typeof WORKER_FUNCTIONS;
 
 /**
  * The emulator's key of a scheduled function: `<region>-<name>-<generation>` (the generation
@@ -26,7 +26,7 @@ export async function scheduledTriggerKey(functionsHost: string, projectId: stri
 
 /** Makes Cloud Scheduler's call; resolves when the worker has run (its HTTP answer). */
 export async function triggerWorker(functionsHost: string, projectId: string, worker: WorkerName, now = new Date()): Promise<{ function: string; status: number }> {
-  const name = WORKER_FUNCTIONS[worker];
+  const name = SCHEDULED_WORKERS[worker].function;
   const key = await scheduledTriggerKey(functionsHost, projectId, name);
   const region = key.slice(0, key.lastIndexOf(`-${name}-`));
   const response = await fetch(`http://${functionsHost}/functions/projects/${projectId}/triggers/${key}`, {

@@ -2,13 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { DEMO_SPEC, LOCAL_GCLOUD_PROJECT, REPO_ROOT, RUNNING_FILE, STATE_DIR } from '../../config/paths';
-import { RETENTION_SCHEDULE } from '../../retention/schedule';
-import { WEBHOOK_WORKER_SCHEDULE } from '../../webhooks/outboxSchedule';
+import { SCHEDULED_WORKERS, WORKER_NAMES, type WorkerName } from '../../app/workers/scheduled';
 import { ensureAuthUser, watchSignInLinks } from './authEmulator';
 import { firestoreBinary, MissingPrerequisite, pubsubBinary } from './binaries';
 import { configuredPorts, freePorts, HOST, readFirebaseJson, SUITE_EMULATORS, suiteConfig, type SuitePorts } from './config';
 import { findJava, JAVA_HINT } from './java';
-import { everyMs, triggerWorker, type WorkerName } from './schedules';
+import { everyMs, triggerWorker } from './schedules';
 
 /**
  * `npm run emulators`: the Firebase emulator suite as deployed — functions, Firestore, Hosting,
@@ -123,8 +122,7 @@ async function main(): Promise<void> {
     watchSignInLinks(running.suite.authEmulatorHost, projectId, (code) => console.log(`\nSign-in link for ${code.email} (from the Auth emulator; open it in the browser that asked):\n  ${code.oobLink}\n`)),
   );
   if (process.env.TESSERA_SUITE_SCHEDULES !== 'off') {
-    background.push(schedule('webhooks', WEBHOOK_WORKER_SCHEDULE, running.suite.functionsEmulatorHost, projectId));
-    background.push(schedule('retention', RETENTION_SCHEDULE, running.suite.functionsEmulatorHost, projectId));
+    for (const worker of WORKER_NAMES) background.push(schedule(worker, SCHEDULED_WORKERS[worker].schedule, running.suite.functionsEmulatorHost, projectId));
   }
   printSummary(running.baseUrl, summary);
 }

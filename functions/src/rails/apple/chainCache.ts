@@ -1,4 +1,5 @@
 import type { KeyObject, X509Certificate } from 'node:crypto';
+import { BoundedMap } from '../../boundedMap';
 
 /**
  * Certificate chains Apple's verifier has fully verified, by the exact DER bytes of their leaf and
@@ -26,9 +27,11 @@ export const CHAIN_CACHE_LIMIT = 32;
 export const ONLINE_RECHECK_MS = 15 * 60 * 1000;
 
 export class ChainCache {
-  private readonly entries = new Map<string, VerifiedChain>();
+  private readonly entries: BoundedMap<string, VerifiedChain>;
 
-  constructor(private readonly limit = CHAIN_CACHE_LIMIT) {}
+  constructor(limit = CHAIN_CACHE_LIMIT) {
+    this.entries = new BoundedMap(limit);
+  }
 
   /** The verified chain of exactly these certificates, unless online checks are due again. */
   get(leaf: X509Certificate, intermediate: X509Certificate, now: number, onlineChecks: boolean): VerifiedChain | undefined {
@@ -45,8 +48,6 @@ export class ChainCache {
   /** Call only with a chain the full check has just accepted. */
   set(leaf: X509Certificate, intermediate: X509Certificate, entry: VerifiedChain): void {
     const key = chainKey(leaf, intermediate);
-    this.entries.delete(key);
-    if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, entry);
   }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { androidpublisher_v3 } from '@googleapis/androidpublisher';
 import type { GoogleRailConfig } from '../config';
 import type { RailEdges, RailReadPorts } from '../edges';
+import { BoundedMap } from '../../boundedMap';
 
 /**
  * The subscription as the Play Developer API reports it now (`purchases.subscriptionsv2.get`),
@@ -33,16 +34,15 @@ type PlayClient = androidpublisher_v3.Androidpublisher;
  * Google's token endpoint); kept, Google's auth library reuses its token until it expires.
  */
 const PLAY_CLIENT_LIMIT = 32;
-const playClients = new WeakMap<RailEdges['google'], Map<string, Promise<PlayClient>>>();
+const playClients = new WeakMap<RailEdges['google'], BoundedMap<string, Promise<PlayClient>>>();
 
 function playClient(edges: RailEdges['google'], serviceAccount: string): Promise<PlayClient> {
   let clients = playClients.get(edges);
-  if (!clients) playClients.set(edges, (clients = new Map()));
+  if (!clients) playClients.set(edges, (clients = new BoundedMap(PLAY_CLIENT_LIMIT)));
   const key = createHash('sha256').update(serviceAccount).digest('hex');
   let client = clients.get(key);
   if (!client) {
     client = buildPlayClient(edges, serviceAccount);
-    if (clients.size >= PLAY_CLIENT_LIMIT) clients.delete(clients.keys().next().value!);
     clients.set(key, client);
     // A client that could not be built is not kept: the next notification tries again.
     const built = client;
