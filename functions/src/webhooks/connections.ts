@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { BoundedMap } from '../boundedMap';
 
 /**
  * Kept-alive connections to checked destinations, so that a healthy receiver's next delivery
@@ -12,7 +13,7 @@ import { isIP, type LookupFunction } from 'node:net';
  * refused before any agent is used. No connection carries two endpoints' deliveries.
  */
 
-/** Agents kept at most (least recently used dropped first, its sockets closed). */
+/** Agents kept at most (the least recently used dropped first: its idle connections close after IDLE_SOCKET_MS). */
 const MAX_AGENTS = 256;
 /** Idle connections kept per agent. */
 const MAX_IDLE_SOCKETS = 4;
@@ -29,33 +30,15 @@ export function pinnedLookup(address: string): LookupFunction {
 }
 
 class DestinationConnections {
-  private readonly agents = new Map<string, http.Agent>();
+  private readonly agents = new BoundedMap<string, http.Agent>(MAX_AGENTS);
 
   /** The agent for deliveries of `endpointId` to `url`'s origin at the checked `address`. */
   agentFor(endpointId: string, url: URL, address: string): http.Agent {
     const key = `${endpointId} ${url.protocol}//${url.host} ${address}`;
-    const kept = this.agents.get(key);
-    if (kept) {
-      // Most recently used last: the first entry is the one dropped when full.
-      this.agents.delete(key);
-      this.agents.set(key, kept);
-      return kept;
-    }
     const options = { keepAlive: true, maxFreeSockets: MAX_IDLE_SOCKETS, timeout: IDLE_SOCKET_MS, lookup: pinnedLookup(address) };
-    const agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-    this.agents.set(key, agent);
-    for (const [oldest, dropped] of this.agents) {
-      if (this.agents.size <= MAX_AGENTS) break;
-      this.agents.delete(oldest);
-      dropped.destroy();
-    }
+    const agent = this.agents.get(key) ?? (url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options));
+    this.agents.set(key, agent); // the newest again: the least recently used is the one dropped
     return agent;
-  }
-
-  /** @internal Closes every kept connection (tests end with it). */
-  closeAll(): void {
-    for (const agent of this.agents.values()) agent.destroy();
-    this.agents.clear();
   }
 }
 
