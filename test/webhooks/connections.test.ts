@@ -9,7 +9,9 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { EnvScope } from '../../functions/src/store/scope';
 import { deliveryTaskId } from '../../functions/src/webhooks/eventModel';
+import { webhookEventRef } from '../../functions/src/webhooks/outbox';
 import { openRequest } from '../../functions/src/webhooks/sender';
 import { addEndpoint, deliveryRecord, enqueueDelivery, newProject, recordEvent, secretsFile, steppedDeps, type DeliveryWorld } from './deliverySupport';
 
@@ -84,6 +86,24 @@ it("sends a healthy receiver's next deliveries over the connection the first one
   for (let sequence = 1; sequence <= 3; sequence += 1) expect((await deliverOnce(world, projectId, endpointId, sequence)).attempt.statusCode).toBe(200);
   expect(receiver.requests.map((r) => r.connection)).toEqual([1, 1, 1]);
   expect(receiver.connections).toBe(1);
+});
+
+it("makes the fan-out's first attempts of consecutive events over each endpoint's kept connection", async () => {
+  const world = steppedDeps({ file });
+  const [a, b] = [await started('127.0.0.1'), await started('127.0.0.1')];
+  const projectId = await newProject(world.deps);
+  for (const receiver of [a, b]) await addEndpoint(world.deps, file, projectId, 'test', `http://127.0.0.1:${receiver.port}/fanout`);
+  for (let sequence = 1; sequence <= 3; sequence += 1) {
+    const event = await recordEvent(world.deps, projectId, 'test', 'entitlement.granted', { sequence });
+    await webhookEventRef(new EnvScope(world.deps.db, projectId, 'test'), event.eventId).update({ fannedOutAt: null });
+    await world.queue.enqueue('webhookFanout', { projectId, env: 'test', eventId: event.eventId }, { id: event.eventId });
+    await world.queue.runNext();
+  }
+  expect(world.queue.queued).toHaveLength(0); // every first attempt delivered: no delivery task
+  for (const receiver of [a, b]) {
+    expect(receiver.requests.map((r) => r.connection)).toEqual([1, 1, 1]);
+    expect(receiver.connections).toBe(1);
+  }
 });
 
 it('connects to the address the check approved this time: a host that now resolves elsewhere does not get the kept connection', async () => {
