@@ -138,14 +138,13 @@ export async function readSigningSecrets(deps: Pick<DeliveryDeps, 'secrets' | 'c
  * on it; an attempt that is not claimed is `abandonAttempt`ed. The attempt's 10 s run from here.
  */
 export interface PreparedAttempt {
-  clockStart: number;
+  /** `performance.now()` by which the attempt must be complete (resolution included). */
   deadline: number;
   destination: Promise<{ request: PendingRequest } | { notSent: Pick<DeliveryAttempt, 'error' | 'errorDetail'> } | { failed: unknown }>;
 }
 
 export function prepareAttempt(deps: Pick<DeliveryDeps, 'settings'>, policy: DeliveryPolicy, endpoint: WebhookEndpointRecord): PreparedAttempt {
-  const clockStart = performance.now();
-  const deadline = clockStart + policy.timeoutMs;
+  const deadline = performance.now() + policy.timeoutMs;
   const destination = withinDeadline(checkDestination(endpoint.url, { allowLoopbackHttp: deps.settings.webhooksAllowLoopback, lookup: policy.lookup }), deadline).then(
     (checked) => {
       const address = checked.addresses[0];
@@ -157,7 +156,7 @@ export function prepareAttempt(deps: Pick<DeliveryDeps, 'settings'>, policy: Del
       return { failed: err };
     },
   );
-  return { clockStart, deadline, destination };
+  return { deadline, destination };
 }
 
 /** An attempt prepared and not claimed: its connection is closed unused. */
@@ -180,7 +179,9 @@ export async function attemptOnce(
   const body = eventBody(event.payload);
   const headers = signedHeaders({ eventId: event.eventId, attempt: claim.attempt, timestampSeconds: toUnixSeconds(claim.startedAt), body, secrets });
   const base = { attempt: claim.attempt, at: claim.startedAt, secretGenerations: generations };
-  const elapsed = () => Math.round(performance.now() - prepared.clockStart);
+  // The attempt's latency counts from here (its send, after the claim), not the claim's commit it overlapped.
+  const sendStart = performance.now();
+  const elapsed = () => Math.round(performance.now() - sendStart);
 
   const destination = await prepared.destination;
   if ('failed' in destination) throw destination.failed;
