@@ -46,8 +46,36 @@ export async function drivePacedOperation(operation: PacedOperation, load: Paced
     }
   };
   await Promise.all(Array.from({ length: load.clients }, (_, i) => client(i)));
-  const elapsedSeconds = (performance.now() - start) / 1000;
+  return summary(latencies, (performance.now() - start) / 1000, failed, errors);
+}
 
+/**
+ * A closed loop of an operation, as autocannon drives a route: `connections` loops, each starting
+ * its next operation when the previous one ends, for `seconds` (a route's store floor under the
+ * route's own load).
+ */
+export async function driveClosedOperation(operation: PacedOperation, connections: number, seconds: number): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let failed = 0;
+  let errors = 0;
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  const loop = async (): Promise<void> => {
+    while (performance.now() < end) {
+      const began = performance.now();
+      try {
+        if (!(await operation())) failed += 1;
+      } catch {
+        errors += 1;
+      }
+      latencies.push(performance.now() - began);
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, () => loop()));
+  return summary(latencies, (performance.now() - start) / 1000, failed, errors);
+}
+
+function summary(latencies: number[], elapsedSeconds: number, failed: number, errors: number): LoadResult {
   latencies.sort((a, b) => a - b);
   const percentile = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]);
   return {

@@ -4,7 +4,7 @@ import { startEmulator } from '#functions/local/emulator';
 import { resetStore } from '#functions/local/clearStore';
 import { coldStartFigures, type LoadFigure } from './coldStart';
 import { drive, roundTripsOf, type LoadResult } from './load';
-import { drivePaced, drivePacedOperation } from './paced';
+import { driveClosedOperation, drivePaced, drivePacedOperation } from './paced';
 import type { Scenario, ScenarioTarget } from './scenario';
 import { startBenchServer, type BenchServer } from './serverProcess';
 
@@ -155,6 +155,21 @@ async function main(): Promise<void> {
           : `${probe.roundTrips} (status ${probe.status})${probe.documentsRead ? `, ${probe.documentsRead} docs read` : ''}`;
       rows.push(line(scenario.name, result, trips, perRequest.toFixed(2), worker, backlog));
       if (scenario.target) targetRows.push(...targetLines(scenario.name, scenario.target, { roundTrips: probe.roundTrips, requestsPerSecond: result.requestsPerSec, p50Ms: result.p50, backgroundSeconds: backlog }));
+      if (scenario.storeCallsFloor) {
+        const floor = await scenario.storeCallsFloor(ctx);
+        // A floor doing less than the request would flatter it: same round trips and documents, or no figure.
+        if (floor.roundTrips !== probe.roundTrips || floor.documentsRead !== probe.documentsRead) {
+          throw new Error(`${scenario.name}: its store floor issues ${floor.roundTrips} round trips (${floor.documentsRead} documents), the request ${probe.roundTrips} (${probe.documentsRead})`);
+        }
+        const floorResult = await driveClosedOperation(floor.operation, scenario.connections ?? 10, secondsOf(scenario));
+        if (floorResult.non2xx > 0) throw new Error(`${scenario.name}: its store floor failed ${floorResult.non2xx} of ${floorResult.total} operations`);
+        rows.push(line(`↳ its store floor: the same ${floor.roundTrips} store calls (${floor.documentsRead} + 1 documents, same masks), in parallel, from the bench's process, same closed loop`, floorResult, 'no server', '–', '–', 0));
+        const limit = scenario.target?.p50VsStoreCalls;
+        if (limit !== undefined) {
+          const ratio = result.p50 / Math.max(1, floorResult.p50);
+          targetRows.push(`| ${scenario.name} | p50 ≤ ${limit}× the same store calls' p50 (${scenario.target!.source}) | ${ratio.toFixed(2)}× (${result.p50} vs ${floorResult.p50} ms) | ${ratio <= limit ? 'yes' : 'no'} |`);
+        }
+      }
       if (scenario.floorPair) latencies.set(pairLabel(scenario), { ...latencies.get(pairLabel(scenario)), server: result });
       measured.push(scenario);
       process.stderr.write(`measured: ${scenario.name}\n`);

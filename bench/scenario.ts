@@ -1,6 +1,7 @@
 import type { RootDeps } from '#functions/app/deps';
 import type { DemoProject } from '#functions/local/seed';
 import type { PacedOperation } from './paced';
+import type { StoreCallsFloor } from './sameStoreCalls';
 import type { BenchServer } from './serverProcess';
 
 /**
@@ -64,6 +65,12 @@ export interface Scenario {
    * landing path itself beyond what the spec's buckets let through.
    */
   unmetered?: boolean;
+  /**
+   * The same store calls as this scenario's warm request (bench/sameStoreCalls.ts), driven from
+   * the bench's process right after it, on the same data, under the same closed loop
+   * (`connections`): its row follows the scenario's, and `target.p50VsStoreCalls` compares them.
+   */
+  storeCallsFloor?(ctx: BenchContext): Promise<StoreCallsFloor>;
   /** Served by the bare floor server (bench/floor.ts: `/store/…` does a route's store work and nothing else). */
   servedByFloor?: boolean;
   /**
@@ -92,4 +99,6 @@ export interface ScenarioTarget {
   cpuVsFloor?: number;
   addedP50Ms?: number;
   addedP99Ms?: number;
+  /** p50 over the p50 of the same store calls from the bench's process (`storeCallsFloor`), at most. */
+  p50VsStoreCalls?: number;
 }

@@ -9,7 +9,9 @@ import { compactRollupPeriods } from '#functions/store/rollups/compaction';
 import { seriesKey, writeRollupDeltas, type RollupDelta } from '#functions/store/rollups/rollupWrite';
 import { subscriberDeltas } from '#functions/entitlements/subscriberRollup';
 import { EnvScope } from '#functions/store/scope';
-import type { BenchContext, BenchRequest, Scenario } from '../scenario';
+import { eventsReport, revenueReport, subscribersReport, type ReportRange } from '#functions/reports/index';
+import { storeCallsFloor } from '../sameStoreCalls';
+import type { BenchContext, BenchRequest, Scenario, ScenarioTarget } from '../scenario';
 
 /**
  * The reports against a large seeded history, each beside a store-only floor reading as many
@@ -215,12 +217,34 @@ function docsFloor(count: number) {
 
 const get = (path: string, key: string): BenchRequest => ({ method: 'GET', path, headers: { Authorization: `Bearer ${key}` } });
 
+type SeriesService = (scope: EnvScope, range: ReportRange, now: number) => Promise<unknown>;
+
+/**
+ * A series report's own store floor: the store calls its request makes (the route's range: the
+ * last 30 days by day, or `hourDays` days by hour), replayed from the bench's process on the same
+ * data (bench/sameStoreCalls.ts). Issue 23's target is judged against this floor.
+ */
+function seriesFloor(service: SeriesService, hourDays?: number): Pick<Scenario, 'storeCallsFloor' | 'target'> {
+  return {
+    target: REPORT_TARGET,
+    storeCallsFloor: (ctx) =>
+      storeCallsFloor(ctx.deps.db, ctx.project.projectId, secretOf(ctx), (scope) => {
+        const now = ctx.deps.clock.now();
+        const range: ReportRange = hourDays === undefined ? { from: now - 30 * DAY, to: now, granularity: 'day' } : { from: now - hourDays * DAY, to: now, granularity: 'hour' };
+        return service(scope, range, now);
+      }),
+  };
+}
+
+const REPORT_TARGET: ScenarioTarget = { source: 'issue 23', p50VsStoreCalls: 2 };
+
 export const reportScenarios: Scenario[] = [
   // Each "compacted rollups" scenario follows its pair: the same history after the rollup
   // worker's compaction (its steady state). The reader is unchanged, so a pair runs the same code
   // on the two layouts of the same figures.
   {
     name: 'GET /v1/reports/subscribers (2 years, 292k changes; 30 days by day), 4 clients',
+    ...seriesFloor(subscribersReport),
     connections: 4,
     unmetered: true, // the report's own cost; the reports bucket (burst 20) would answer most with 429
     note: 'in parallel: masked getAlls by id of the last day (hours), the month documents of the other days (day totals) and the running totals before the range (all-time, year and month documents), 4 shards each',
@@ -228,48 +252,56 @@ export const reportScenarios: Scenario[] = [
   },
   {
     name: 'GET /v1/reports/subscribers (2 years; 30 days by day), compacted rollups, 4 clients',
+    ...seriesFloor(subscribersReport),
     connections: 4,
     unmetered: true,
     prepare: async (ctx) => (await seedSubscribers(ctx), await compactSeeded(ctx, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS, 32, 2), get('/v1/reports/subscribers', secretOf(ctx))),
   },
   {
     name: 'GET /v1/reports/subscribers (10× the history: 20 years, 2.9M changes; 30 days by day), 4 clients',
+    ...seriesFloor(subscribersReport),
     connections: 4,
     unmetered: true,
     prepare: async (ctx) => (await seedSubscribers(ctx, 20), get('/v1/reports/subscribers', secretOf(ctx))),
   },
   {
     name: 'GET /v1/reports/subscribers (same history; 7 days by hour), 4 clients',
+    ...seriesFloor(subscribersReport, 7),
     connections: 4,
     unmetered: true, // the report's own cost; the reports bucket (burst 20) would answer most with 429
     prepare: async (ctx) => (await seedSubscribers(ctx), get(`/v1/reports/subscribers?granularity=hour&from=${ctx.deps.clock.now() - 7 * DAY}`, secretOf(ctx))),
   },
   {
     name: 'GET /v1/reports/subscribers (2 years; 7 days by hour), compacted rollups, 4 clients',
+    ...seriesFloor(subscribersReport, 7),
     connections: 4,
     unmetered: true,
     prepare: async (ctx) => (await seedSubscribers(ctx), await compactSeeded(ctx, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS, 32, 2), get(`/v1/reports/subscribers?granularity=hour&from=${ctx.deps.clock.now() - 7 * DAY}`, secretOf(ctx))),
   },
   {
     name: 'GET /v1/reports/revenue (2 years, 365k payments; 30 days by day), 4 clients',
+    ...seriesFloor(revenueReport),
     connections: 4,
     unmetered: true, // the report's own cost; the reports bucket (burst 20) would answer most with 429
     prepare: async (ctx) => (await seedRevenue(ctx), get('/v1/reports/revenue', secretOf(ctx))),
   },
   {
     name: 'GET /v1/reports/revenue (2 years; 30 days by day), compacted rollups, 4 clients',
+    ...seriesFloor(revenueReport),
     connections: 4,
     unmetered: true,
     prepare: async (ctx) => (await seedRevenue(ctx), await compactSeeded(ctx, REVENUE_ROLLUPS, REVENUE_SHARDS, 32, 2), get('/v1/reports/revenue', secretOf(ctx))),
   },
   {
     name: 'GET /v1/reports/events (1 year, 7.3M events, 40 names; 30 days by day), 4 clients',
+    ...seriesFloor(eventsReport),
     connections: 4,
     unmetered: true, // the report's own cost; the reports bucket (burst 20) would answer most with 429
     prepare: async (ctx) => (await seedEvents(ctx), get('/v1/reports/events', secretOf(ctx))),
   },
   {
     name: 'GET /v1/reports/events (1 year; 30 days by day), compacted rollups, 4 clients',
+    ...seriesFloor(eventsReport),
     connections: 4,
     unmetered: true,
     prepare: async (ctx) => (await seedEvents(ctx), await compactSeeded(ctx, EVENT_ROLLUPS, EVENT_SHARDS, 32, 1), get('/v1/reports/events', secretOf(ctx))),

@@ -236,15 +236,22 @@ describe('version floor', () => {
 
 describe('identity-resolution task', () => {
   const landedAt = Timestamp.fromMillis(1_700_000_000_123);
-  it('has an id per landing: the same batches written at the same time, whatever their order', () => {
-    const one = identityResolutionTask('p', 'test', [batchDocId(['x']), batchDocId(['y'])], landedAt);
-    expect(identityResolutionTask('p', 'test', [batchDocId(['y']), batchDocId(['x'])], landedAt).id).toBe(one.id);
+  const at = (time: Timestamp | string, ...ids: string[]) => ids.map((batchDocId) => ({ batchDocId, landedAt: time }));
+  it('has an id per set of landed batches: the same batches written at the same times, whatever their order', () => {
+    const one = identityResolutionTask('p', 'test', at(landedAt, batchDocId(['x']), batchDocId(['y'])));
+    expect(identityResolutionTask('p', 'test', at(landedAt, batchDocId(['y']), batchDocId(['x']))).id).toBe(one.id);
     expect(one.id).toMatch(/^[A-Za-z0-9_-]{1,500}$/);
     expect(one.payload).toEqual({ projectId: 'p', env: 'test', batchDocIds: [batchDocId(['x']), batchDocId(['y'])] });
-    expect(identityResolutionTask('p', 'live', [batchDocId(['x']), batchDocId(['y'])], landedAt).id).not.toBe(one.id);
-    expect(identityResolutionTask('p', 'test', [batchDocId(['x'])], landedAt).id).not.toBe(one.id);
+    expect(identityResolutionTask('p', 'live', at(landedAt, batchDocId(['x']), batchDocId(['y']))).id).not.toBe(one.id);
+    expect(identityResolutionTask('p', 'test', at(landedAt, batchDocId(['x']))).id).not.toBe(one.id);
     // The same batch landing again (a retry after its task stored it) needs a task of its own.
-    expect(identityResolutionTask('p', 'test', [batchDocId(['x']), batchDocId(['y'])], Timestamp.fromMillis(1_700_000_000_124)).id).not.toBe(one.id);
+    const later = Timestamp.fromMillis(1_700_000_000_124);
+    expect(identityResolutionTask('p', 'test', at(later, batchDocId(['x']), batchDocId(['y']))).id).not.toBe(one.id);
+    // Landings of one group keep their own commit times: swapping which batch landed when is another task.
+    const mixed = [...at(landedAt, batchDocId(['x'])), ...at(later, batchDocId(['y']))];
+    const swapped = [...at(later, batchDocId(['x'])), ...at(landedAt, batchDocId(['y']))];
+    expect(identityResolutionTask('p', 'test', mixed).id).not.toBe(identityResolutionTask('p', 'test', swapped).id);
+    expect(identityResolutionTask('p', 'test', [...mixed].reverse()).id).toBe(identityResolutionTask('p', 'test', mixed).id);
   });
 
   it('accepts only well-formed payloads', () => {

@@ -58,3 +58,42 @@ it('reads as many documents for a 30-day report over 10 years of history as over
   const body = await subscribersReport(long, range, NOW);
   expect(body.data).toEqual([{ entitlementKey: 'pro', rail: 'stripe', active: Math.ceil((10 * 365) / 30) }]);
 });
+
+it('reads a report in as few getAlls as keep every mask exact: 30 days by day in 2 (3 with MRR now), a week by hour in 1', async () => {
+  const service = createTestService({ clock: new ManualClock(NOW) });
+  const scope = await projectWithHistory(service, 2);
+  const calls = async (run: () => Promise<unknown>) => {
+    const counter = new RoundTripCounter();
+    const answer = await withRoundTripCounter(counter, run);
+    return { calls: counter.count, documents: counter.documents, answer };
+  };
+  const byDay = { from: NOW - 30 * DAY_MS, to: NOW, granularity: 'day' as const };
+  const byHour = { from: NOW - 7 * DAY_MS, to: NOW, granularity: 'hour' as const };
+  // Day documents, the two months (other days), the year and all-time documents (4 shards each
+  // for subscribers): the second month's days differ from the first's, so it has its own call.
+  expect(await calls(() => subscribersReport(scope, byDay, NOW))).toMatchObject({ calls: 2, documents: 20 });
+  expect(await calls(() => revenueReport(scope, byDay, NOW))).toMatchObject({ calls: 3, documents: 28 });
+  expect(await calls(() => eventsReport(scope, byDay, NOW))).toMatchObject({ calls: 2, documents: 24 });
+  expect(await calls(() => subscribersReport(scope, byHour, NOW))).toMatchObject({ calls: 1, documents: 44 });
+  // The figures are all there: every change of the 2 years is active now.
+  const { answer } = await calls(() => subscribersReport(scope, byDay, NOW));
+  expect((answer as { data: unknown[] }).data).toEqual([{ entitlementKey: 'pro', rail: 'stripe', active: Math.ceil((2 * 365) / 30) }]);
+});
+
+it("reads only the key's partition through the shared getAlls: every document of every call is under its project and environment", async () => {
+  const service = createTestService({ clock: new ManualClock(NOW) });
+  const [mine, other] = [await projectWithHistory(service, 2), await projectWithHistory(service, 2)];
+  const read = jest.spyOn(mine, 'getAllMasked');
+  const ranges = [
+    { from: NOW - 30 * DAY_MS, to: NOW, granularity: 'day' as const },
+    { from: NOW - 7 * DAY_MS, to: NOW, granularity: 'hour' as const },
+    { from: NOW - 400 * DAY_MS, to: NOW - 40 * DAY_MS, granularity: 'day' as const }, // 13 months, "now" read apart
+  ];
+  for (const range of ranges) for (const report of [subscribersReport, revenueReport, eventsReport]) await report(mine, range, NOW);
+  const paths = read.mock.calls.flatMap(([refs]) => refs.map((ref) => ref.path));
+  expect(paths.length).toBeGreaterThan(0);
+  for (const path of paths) expect(path.startsWith(`projects/${mine.projectId}/envs/test/`)).toBe(true);
+  expect(paths.some((path) => path.includes(other.projectId))).toBe(false);
+  // No document twice in one call (each snapshot is applied to the read that asked for it).
+  for (const [refs] of read.mock.calls) expect(new Set(refs.map((ref) => ref.path)).size).toBe(refs.length);
+});

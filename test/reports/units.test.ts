@@ -7,7 +7,7 @@
 import type { PublicEntitlement } from '../../functions/src/entitlements/model';
 import { currencyDigits, minorFromMilli, minorFromUnitsNanos, monthlyAmount, normaliseCurrency } from '../../functions/src/store/rollups/revenueFacts';
 import { parseRange, periodStarts } from '../../functions/src/reports/range';
-import { levelsPerPeriod, sumsPerPeriod } from '../../functions/src/reports/series';
+import { levelsPerPeriod, rowsByPeriod, sumsPerPeriod } from '../../functions/src/reports/series';
 import { subscriberDeltas } from '../../functions/src/entitlements/subscriberRollup';
 import { DomainError } from '../../functions/src/errors/domain';
 import { checkPageSize } from '../../functions/src/reports/cursor';
@@ -108,6 +108,43 @@ describe('ranges and periods', () => {
     const hourly = new Map([[h(1, 3), 2], [h(2, 23), 5], [h(3, 4), -1], [h(3, 9), 100]]);
     expect(sumsPerPeriod(hourly, range).map((p) => p.value)).toEqual([2, 5, -1]);
     expect(levelsPerPeriod(10, hourly, range).map((p) => p.value)).toEqual([12, 17, 16]);
+  });
+
+  // Reference: each period's hours taken one by one (what the one-pass versions replace).
+  const hoursOf = (t: number, range: { to: number; granularity: 'day' | 'hour' }) => {
+    const size = range.granularity === 'day' ? D : H;
+    return { first: Math.floor(t / H), last: Math.min(Math.floor((t + size - 1) / H), Math.floor(range.to / H)) };
+  };
+  const referenceSums = (hourly: Map<number, number>, range: { from: number; to: number; granularity: 'day' | 'hour' }) =>
+    periodStarts(range).map((t) => [...hourly].filter(([hour]) => hour >= hoursOf(t, range).first && hour <= hoursOf(t, range).last).reduce((sum, [, n]) => sum + n, 0));
+  const referenceLevels = (base: number, hourly: Map<number, number>, range: { from: number; to: number; granularity: 'day' | 'hour' }) =>
+    periodStarts(range).map((t) => [...hourly].filter(([hour]) => hour <= hoursOf(t, range).last).reduce((sum, [, n]) => sum + n, base));
+
+  it('puts each hour in its period by index, by day and by hour, leaving out hours before the range and after `to`', () => {
+    const ranges = [
+      { from: Date.UTC(2026, 1, 20, 7, 10), to: Date.UTC(2026, 2, 3, 14, 5), granularity: 'day' as const },
+      { from: Date.UTC(2026, 1, 27, 22, 59), to: Date.UTC(2026, 2, 1, 3, 0), granularity: 'hour' as const },
+    ];
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    for (const range of ranges) {
+      // Hours from two days before the range to two days after `to`, in no order (a Map fed by shards).
+      const hourly = new Map<number, number>();
+      for (let i = 0; i < 400; i += 1) hourly.set(Math.floor((range.from - 2 * D) / H) + (next() % (Math.ceil((range.to - range.from) / H) + 96)), (next() % 21) - 10);
+      expect(sumsPerPeriod(hourly, range).map((p) => p.value)).toEqual(referenceSums(hourly, range));
+      expect(levelsPerPeriod(5, hourly, range).map((p) => p.value)).toEqual(referenceLevels(5, hourly, range));
+      expect(sumsPerPeriod(hourly, range).map((p) => p.t)).toEqual(periodStarts(range));
+    }
+  });
+
+  it('orders rows by period, then by the series order, as one sort of every row would', () => {
+    const series = ['b', 'B', 'a', 'ä', 'A', 'a'].map((key, n) => ({ key, n }));
+    const compare = (x: { key: string }, y: { key: string }) => x.key.localeCompare(y.key);
+    const starts = [300, 100, 200].sort((x, y) => x - y);
+    const rows = rowsByPeriod(starts, series, compare, (t, of) => ({ t, key: of.key, n: of.n }));
+    const everyRow = series.flatMap((of) => starts.map((t) => ({ t, key: of.key, n: of.n }))); // series by series, as the reports pushed them
+    expect(rows).toEqual([...everyRow].sort((x, y) => x.t - y.t || compare(x, y)));
+    expect(series.map((of) => of.key)).toEqual(['b', 'B', 'a', 'ä', 'A', 'a']); // the caller's list is left as it was
   });
 });
 

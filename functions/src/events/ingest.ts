@@ -6,13 +6,12 @@ import { BUCKETS } from '../ratelimit/buckets';
 import type { LimitDecision, RateLimiter } from '../ratelimit/limiter';
 import type { WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
-import type { TaskQueue } from '../tasks/queue';
 import type { EventsBody } from '../wire/events';
 import { eventLogs } from './logs';
 import { packBatchEvents } from './batchCodec';
 import { BATCH_CODEC, batchDocId, type BatchedEvent, type LandingFields } from './model';
 import { batchWrite, errorPassRef, errorPassWrite, readIngestContext, timestampFromMillis } from './repository';
-import { identityResolutionTask, MAX_BATCHES_PER_TASK } from './resolutionTask';
+import type { LandingTasks } from './landingTasks';
 import { expiresAtMs, retentionDays } from './retention';
 import { ErrorPassMemory, minuteOf, planThrottle } from './throttle';
 import { normaliseBatch, type NormalisedEvent } from './validation';
@@ -32,7 +31,8 @@ export interface IngestPorts {
   scope: EnvScope;
   clock: Clock;
   limiter: RateLimiter;
-  tasks: TaskQueue;
+  /** Per process (one per Deps' queue): enqueues the landings' identity-resolution tasks. */
+  landingTasks: LandingTasks;
   /** Per process (one per Deps): error-pass markers already seen this minute. */
   passMemory: ErrorPassMemory;
   /** The default when the project sets none (settings). */
@@ -62,7 +62,8 @@ export const passMemoryFor = (owner: object): ErrorPassMemory => {
 /**
  * `POST /v1/events` after the version floor and validation (the route's): bucket → one read (key re-check, project
  * retention, error-pass markers when throttled) → one commit (the landing events as one batch
- * document, plus new error-pass markers) → identity-resolution task, which stores the events.
+ * document, plus new error-pass markers) → identity-resolution task (shared with landings of the
+ * partition committed at the same time), which stores the events.
  * Nothing is written before the whole batch has been validated, and nothing at all on 4xx.
  */
 export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body: EventsBody): Promise<IngestResult> {
@@ -142,12 +143,10 @@ export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body
   const landedAt = await scope.commit(landingBatch);
   for (const event of passes) memory.remember(scopeKey, event.fingerprint as string, minute);
 
-  // After the commit: a task must never run ahead of the batch it stores. If enqueueing fails
-  // the request fails, and the client's retry (same event ids) lands and enqueues again.
-  for (let start = 0; start < batchDocIds.length; start += MAX_BATCHES_PER_TASK) {
-    const task = identityResolutionTask(auth.projectId, auth.env, batchDocIds.slice(start, start + MAX_BATCHES_PER_TASK), landedAt);
-    await ports.tasks.enqueue('identityResolution', task.payload, { id: task.id });
-  }
+  // After the commit: a task must never run ahead of the batch it stores. Landings of this
+  // partition committed in the same turn share tasks (landingTasks.ts). If enqueueing fails the
+  // request fails, and the client's retry (same event ids) lands and enqueues again.
+  await ports.landingTasks.enqueue(auth.projectId, auth.env, batchDocIds, landedAt);
 
   const dropped = plan.dropped.length;
   if (dropped > 0) eventLogs.batchThrottled(caller.requestId, auth.projectId, auth.env, landing.length, dropped, passes.length);

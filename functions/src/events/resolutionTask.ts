@@ -18,21 +18,28 @@ export type IdentityResolutionPayload = {
 /**
  * Most batch documents one task takes: a batch holds at most 100 events, and the task stores
  * them and removes the batches in one commit (at most 500 writes). A landing needs one (two for
- * a nearly incompressible 1 MiB body); the retention sweep groups stale batches by this.
+ * a nearly incompressible 1 MiB body); landings of a partition whose commits complete together
+ * share tasks up to this (landingTasks.ts), and the retention sweep groups stale batches by it.
  */
 export const MAX_BATCHES_PER_TASK = 4;
 
+/** A landed batch document a task is to store, and when it was written (its commit time, or a sweep's mark). */
+export interface PendingBatch {
+  batchDocId: string;
+  landedAt: Timestamp | string;
+}
+
 /**
- * The task of one landing. Its id hashes the batch documents and the time the landing was
- * written: enqueueing the same landing twice is de-duplicated, while a retried batch that lands
- * again (a new write of the same document) gets its own task, since the first task may already
- * have stored and removed the earlier copy.
+ * The task of some pending batches of one partition. Its id hashes each batch document with the
+ * time it was written: enqueueing the same landings twice is de-duplicated, while a retried batch
+ * that lands again (a new write of the same document) gets its own task, since the first task may
+ * already have stored and removed the earlier copy.
  */
-export function identityResolutionTask(projectId: string, env: Env, batchDocIds: string[], landedAt: Timestamp | string): { id: string; payload: IdentityResolutionPayload } {
-  const version = typeof landedAt === 'string' ? landedAt : `${landedAt.seconds}.${landedAt.nanoseconds}`;
-  const hash = createHash('sha256').update(`${projectId}\n${env}\n${version}`);
-  for (const id of [...batchDocIds].sort()) hash.update(`\n${id}`);
-  return { id: `idres_${hash.digest('hex')}`, payload: { projectId, env, batchDocIds } };
+export function identityResolutionTask(projectId: string, env: Env, batches: readonly PendingBatch[]): { id: string; payload: IdentityResolutionPayload } {
+  const hash = createHash('sha256').update(`${projectId}\n${env}`);
+  const versioned = batches.map(({ batchDocId, landedAt }) => `${batchDocId}@${typeof landedAt === 'string' ? landedAt : `${landedAt.seconds}.${landedAt.nanoseconds}`}`);
+  for (const batch of versioned.sort()) hash.update(`\n${batch}`);
+  return { id: `idres_${hash.digest('hex')}`, payload: { projectId, env, batchDocIds: batches.map((batch) => batch.batchDocId) } };
 }
 
 /** Narrows a task payload; null when it is not one (the task is then dropped, not retried). */

@@ -4,7 +4,7 @@ import { EVENT_ROLLUPS, EVENT_SHARDS, METRIC } from '../store/rollups/model';
 import { checkRange, periodStarts, rangeHours, type ReportRange } from './range';
 import { readRollupWindow } from './rollupRead';
 import { seriesKey, seriesParts } from '../store/rollups/rollupWrite';
-import { sumsPerPeriod } from './series';
+import { rowsByPeriod, sumsPerPeriod } from './series';
 import type { EventsReport } from '../wire/reports';
 
 
@@ -18,14 +18,11 @@ export async function eventsReport(scope: EnvScope, range: ReportRange, now: num
   const hours = rangeHours(checked);
   const window = await readRollupWindow(scope, EVENT_ROLLUPS, hours.first, hours.last, { shards: EVENT_SHARDS, metrics: [METRIC.events, METRIC.throttled, METRIC.dropped], runningMetrics: [], granularity: checked.granularity });
   const byName = window.hourly.get(METRIC.events);
-  const data: EventsReport['data'] = [];
-  for (const key of [...(byName?.keys() ?? [])].sort()) {
-    const [name] = seriesParts(key);
-    const counts = sumsPerPeriod(byName?.get(key), checked);
-    if (counts.every((c) => c.value === 0)) continue;
-    for (const { t, value } of counts) data.push({ t, name, count: value });
-  }
-  data.sort((a, b) => a.t - b.t || a.name.localeCompare(b.name));
+  const names = [...(byName?.keys() ?? [])]
+    .sort()
+    .map((key) => ({ name: seriesParts(key)[0], counts: sumsPerPeriod(byName?.get(key), checked) }))
+    .filter((n) => n.counts.some((c) => c.value !== 0));
+  const data: EventsReport['data'] = rowsByPeriod(periodStarts(checked), names, (a, b) => a.name.localeCompare(b.name), (t, n, i) => ({ t, name: n.name, count: n.counts[i].value }));
   const all = seriesKey('all');
   const throttled = sumsPerPeriod(window.hourly.get(METRIC.throttled)?.get(all), checked);
   const dropped = sumsPerPeriod(window.hourly.get(METRIC.dropped)?.get(all), checked);

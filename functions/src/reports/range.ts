@@ -51,12 +51,6 @@ export function periodStarts(range: ReportRange): number[] {
   return starts;
 }
 
-/** The hours of one period, clipped to the range's last hour. */
-export function periodHours(start: number, range: ReportRange): { first: number; last: number } {
-  const size = PERIOD_MS[range.granularity];
-  return { first: hourOf(start), last: Math.min(hourOf(start + size - 1), hourOf(range.to)) };
-}
-
 /** The hours the whole range spans. */
 export function rangeHours(range: ReportRange): { first: number; last: number } {
   const starts = periodStarts(range);

@@ -6,7 +6,7 @@ import { hourOf } from '../store/rollups/periods';
 import { checkRange, periodStarts, rangeHours, type ReportRange } from './range';
 import { readRollupWindow } from './rollupRead';
 import { seriesParts } from '../store/rollups/rollupWrite';
-import { levelAt, sumsPerPeriod } from './series';
+import { levelAt, rowsByPeriod, sumsPerPeriod } from './series';
 import type { RevenueReport } from '../wire/reports';
 
 type RevenuePeriod = RevenueReport['data'][number];
@@ -31,17 +31,18 @@ export async function revenueReport(scope: EnvScope, range: ReportRange, now: nu
   const gross = window.hourly.get(METRIC.gross);
   const refunds = window.hourly.get(METRIC.refunds);
   const pairs = [...new Set([...(gross?.keys() ?? []), ...(refunds?.keys() ?? [])])].sort();
-  const data: RevenuePeriod[] = [];
-  for (const pair of pairs) {
-    const [currency, rail] = seriesParts(pair);
-    const grossPer = sumsPerPeriod(gross?.get(pair), checked);
-    const refundsPer = sumsPerPeriod(refunds?.get(pair), checked);
-    if (grossPer.every((p) => p.value === 0) && refundsPer.every((p) => p.value === 0)) continue;
-    periodStarts(checked).forEach((t, i) => {
-      data.push({ t, currency, rail: rail as CatalogRail, gross: grossPer[i].value, refunds: refundsPer[i].value, net: grossPer[i].value - refundsPer[i].value });
-    });
-  }
-  data.sort((a, b) => a.t - b.t || a.currency.localeCompare(b.currency) || a.rail.localeCompare(b.rail));
+  const figures = pairs
+    .map((pair) => {
+      const [currency, rail] = seriesParts(pair);
+      return { currency, rail: rail as CatalogRail, gross: sumsPerPeriod(gross?.get(pair), checked), refunds: sumsPerPeriod(refunds?.get(pair), checked) };
+    })
+    .filter((f) => f.gross.some((p) => p.value !== 0) || f.refunds.some((p) => p.value !== 0));
+  const data: RevenuePeriod[] = rowsByPeriod(
+    periodStarts(checked),
+    figures,
+    (a, b) => a.currency.localeCompare(b.currency) || a.rail.localeCompare(b.rail),
+    (t, f, i) => ({ t, currency: f.currency, rail: f.rail, gross: f.gross[i].value, refunds: f.refunds[i].value, net: f.gross[i].value - f.refunds[i].value }),
+  );
 
   const currencies = [...new Set([...(current.base.get(METRIC.mrr)?.keys() ?? []), ...(current.hourly.get(METRIC.mrr)?.keys() ?? [])])].sort();
   const mrr = currencies

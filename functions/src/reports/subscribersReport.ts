@@ -3,10 +3,10 @@ import { toWireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
 import { METRIC, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } from '../store/rollups/model';
 import { hourOf } from '../store/rollups/periods';
-import { checkRange, rangeHours, type ReportRange } from './range';
+import { checkRange, periodStarts, rangeHours, type ReportRange } from './range';
 import { readRollupWindow, type RollupWindow } from './rollupRead';
 import { seriesParts } from '../store/rollups/rollupWrite';
-import { levelAt, levelsPerPeriod } from './series';
+import { levelAt, levelsPerPeriod, rowsByPeriod } from './series';
 import type { SubscribersReport } from '../wire/reports';
 
 type SubscriberCount = SubscribersReport['data'][number];
@@ -29,15 +29,17 @@ export async function subscribersReport(scope: EnvScope, range: ReportRange, now
     hours.last === nowHour ? null : readRollupWindow(scope, SUBSCRIBER_ROLLUPS, nowHour, nowHour, { shards: SUBSCRIBER_SHARDS, metrics: [METRIC.active], runningMetrics: [METRIC.active], granularity: 'hour' }),
   ]);
 
-  const series: SubscribersReport['series'] = [];
-  for (const key of seriesKeys(window)) {
+  const levels = seriesKeys(window).map((key) => {
     const [entitlementKey, rail] = seriesParts(key);
     const base = window.base.get(METRIC.active)?.get(key) ?? 0;
-    for (const { t, value } of levelsPerPeriod(base, window.hourly.get(METRIC.active)?.get(key), checked)) {
-      series.push({ t, entitlementKey, rail: rail as Rail, active: value });
-    }
-  }
-  series.sort((a, b) => a.t - b.t || a.entitlementKey.localeCompare(b.entitlementKey) || a.rail.localeCompare(b.rail));
+    return { entitlementKey, rail: rail as Rail, values: levelsPerPeriod(base, window.hourly.get(METRIC.active)?.get(key), checked) };
+  });
+  const series: SubscribersReport['series'] = rowsByPeriod(
+    periodStarts(checked),
+    levels,
+    (a, b) => a.entitlementKey.localeCompare(b.entitlementKey) || a.rail.localeCompare(b.rail),
+    (t, of, i) => ({ t, entitlementKey: of.entitlementKey, rail: of.rail, active: of.values[i].value }),
+  );
 
   const nowWindow = current ?? window;
   const data: SubscriberCount[] = [];

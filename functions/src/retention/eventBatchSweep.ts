@@ -34,7 +34,8 @@ export async function sweepStaleEventBatches(deps: BackgroundDeps): Promise<Even
     const ids = docs.map((doc) => doc.id);
     for (let start = 0; start < ids.length; start += MAX_BATCHES_PER_TASK) {
       // The sweep's time is part of the id: a batch still stuck an hour later is enqueued again.
-      const task = identityResolutionTask(projectId, env, ids.slice(start, start + MAX_BATCHES_PER_TASK), `sweep-${now}`);
+      const batches = ids.slice(start, start + MAX_BATCHES_PER_TASK).map((batchDocId) => ({ batchDocId, landedAt: `sweep-${now}` }));
+      const task = identityResolutionTask(projectId, env, batches);
       try {
         await deps.tasks.enqueue('identityResolution', task.payload, { id: task.id });
         tasks += 1;

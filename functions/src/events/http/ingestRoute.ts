@@ -1,6 +1,7 @@
 import { route } from '../../http/route';
 import { eventsBodySchema, ingestResponseSchema, type EventsBody, type IngestResponse } from '../../wire/events';
 import { ingestBatch, passMemoryFor } from '../ingest';
+import { landingTasksFor } from '../landingTasks';
 import { sdkFloorViolation, sdkVersionUnsupported } from '../sdkFloor';
 import { envelopeSdk } from '../validation';
 import type { TaskQueue } from '../../tasks/queue';
@@ -29,7 +30,14 @@ export const ingestEventsRoute = route<EventsBody, Record<string, string>, Recor
   handler: async (ctx) => {
     const { deps, auth } = ctx;
     const result = await ingestBatch(
-      { scope: ctx.scope, clock: deps.clock, limiter: deps.limiter, tasks: deps.tasks, passMemory: passMemoryFor(deps), telemetryRetentionDays: deps.settings.telemetryRetentionDays },
+      {
+        scope: ctx.scope,
+        clock: deps.clock,
+        limiter: deps.limiter,
+        landingTasks: landingTasksFor(deps.tasks),
+        passMemory: passMemoryFor(deps),
+        telemetryRetentionDays: deps.settings.telemetryRetentionDays,
+      },
       { requestId: ctx.requestId, appId: auth.appId, platform: auth.platform, wireEnv: auth.wireEnv, sdkHeader: ctx.header('service-sdk-version')?.slice(0, 200) ?? null },
       ctx.body,
     );
