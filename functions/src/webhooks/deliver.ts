@@ -4,7 +4,8 @@ import type { Settings } from '../config/settings';
 import type { SecretStore } from '../secrets/store';
 import { EnvScope } from '../store/scope';
 import { RetryLaterError } from '../tasks/queue';
-import { checkDestination, DestinationRefusedError, type CheckedDestination } from './destination';
+import { destinationConnections } from './connections';
+import { checkDestination, DestinationRefusedError } from './destination';
 import {
   deliveryIdOf,
   deliveryRef,
@@ -21,7 +22,7 @@ import { webhookEventRef } from './outbox';
 import { WEBHOOK_RECORD_RETENTION_DAYS, type WebhookEventRecord } from './eventModel';
 import { webhookLogs } from './logs';
 import { TEST_EVENT_TYPE, type WebhookEndpointRecord } from './model';
-import { sendSigned, type SendResult } from './sender';
+import { openRequest, type PendingRequest, type SendResult } from './sender';
 import { eventBody, signedHeaders } from './signature';
 import { activeSecretRefs } from './signingSecret';
 
@@ -98,7 +99,13 @@ export async function deliver(deps: DeliveryDeps, task: DeliveryTask): Promise<D
   // Our own faults come before the claim: a secret store failure throws and the queue retries
   // with nothing claimed (the next run makes this same attempt).
   const { secrets, generations } = await readSigningSecrets(deps, endpoint!);
-  const claim = await claimAttempt(scope, deps, policy, task, event!, deliveryId);
+  // Resolution, check and connection go on while the claim commits; nothing is written before it.
+  const prepared = prepareAttempt(deps, policy, endpoint!);
+  const claim = await claimAttempt(scope, deps, policy, task, event!, deliveryId).catch((err: unknown) => {
+    abandonAttempt(prepared);
+    throw err;
+  });
+  if (typeof claim === 'string') abandonAttempt(prepared);
   if (claim === 'finished') return 'repeated';
   // A run that must not send now (another is sending, or the retry is not due) sends nothing and
   // asks to be retried, never acknowledging its task: it may be the very task the other run
@@ -106,7 +113,7 @@ export async function deliver(deps: DeliveryDeps, task: DeliveryTask): Promise<D
   // pending with no task behind it. It ends when it finds the delivery finished.
   if (claim === 'in_flight' || claim === 'not_due') throw new RetryLaterError(`webhook delivery ${deliveryId}: ${claim === 'in_flight' ? 'an attempt is in flight' : 'the next attempt is not due yet'}; this run sends nothing`);
   if (claim === 'exhausted') return 'failed';
-  const attempt = await attemptOnce(deps, policy, event!, endpoint!, claim, { secrets, generations });
+  const attempt = await attemptOnce(deps, policy, event!, endpoint!, claim, { secrets, generations }, prepared);
   const [recorded] = await recordOutcomes(scope, deps.clock, policy, [{ deliveryId, endpointId: task.endpointId, attempt }]);
   if (recorded === 'raced') return 'repeated';
   if (recorded.outcome === 'retrying') {
@@ -124,24 +131,62 @@ export async function readSigningSecrets(deps: Pick<DeliveryDeps, 'secrets' | 'c
   return { secrets, generations };
 }
 
-/** Signs and sends one attempt; never throws for the receiver's sake. */
-export async function attemptOnce(deps: Pick<DeliveryDeps, 'settings'>, policy: DeliveryPolicy, event: WebhookEventRecord, endpoint: WebhookEndpointRecord, claim: Claimed, { secrets, generations }: { secrets: string[]; generations: number[] }): Promise<DeliveryAttempt> {
+/**
+ * The part of an attempt that can start before its claim commits: the destination's resolution
+ * and check (`checkDestination`), then a connection to the checked address (a kept one, or one
+ * being opened: connections.ts). Nothing is written to the receiver until `attemptOnce` sends
+ * on it; an attempt that is not claimed is `abandonAttempt`ed. The attempt's 10 s run from here.
+ */
+export interface PreparedAttempt {
+  /** `performance.now()` by which the attempt must be complete (resolution included). */
+  deadline: number;
+  destination: Promise<{ request: PendingRequest } | { notSent: Pick<DeliveryAttempt, 'error' | 'errorDetail'> } | { failed: unknown }>;
+}
+
+export function prepareAttempt(deps: Pick<DeliveryDeps, 'settings'>, policy: DeliveryPolicy, endpoint: WebhookEndpointRecord): PreparedAttempt {
+  const deadline = performance.now() + policy.timeoutMs;
+  const destination = withinDeadline(checkDestination(endpoint.url, { allowLoopbackHttp: deps.settings.webhooksAllowLoopback, lookup: policy.lookup }), deadline).then(
+    (checked) => {
+      const address = checked.addresses[0];
+      return { request: openRequest({ url: checked.url, address, agent: destinationConnections.agentFor(endpoint.endpointId, checked.url, address) }) };
+    },
+    (err: unknown) => {
+      if (err instanceof DestinationRefusedError) return { notSent: { error: 'destination_refused' as const, errorDetail: `${err.reason}: ${err.message}`.slice(0, 300) } };
+      if (err === TIMED_OUT) return { notSent: { error: 'timeout' as const, errorDetail: 'the host did not resolve within the timeout' } };
+      return { failed: err };
+    },
+  );
+  return { deadline, destination };
+}
+
+/** An attempt prepared and not claimed: its connection is closed unused. */
+export function abandonAttempt(prepared: PreparedAttempt): void {
+  void prepared.destination.then((d) => {
+    if ('request' in d) d.request.abandon();
+  });
+}
+
+/** Signs and sends one claimed attempt on its prepared connection; never throws for the receiver's sake. */
+export async function attemptOnce(
+  deps: Pick<DeliveryDeps, 'settings'>,
+  policy: DeliveryPolicy,
+  event: WebhookEventRecord,
+  endpoint: WebhookEndpointRecord,
+  claim: Claimed,
+  { secrets, generations }: { secrets: string[]; generations: number[] },
+  prepared: PreparedAttempt,
+): Promise<DeliveryAttempt> {
   const body = eventBody(event.payload);
   const headers = signedHeaders({ eventId: event.eventId, attempt: claim.attempt, timestampSeconds: toUnixSeconds(claim.startedAt), body, secrets });
-  const clockStart = performance.now();
-  const deadline = clockStart + policy.timeoutMs;
   const base = { attempt: claim.attempt, at: claim.startedAt, secretGenerations: generations };
-  const elapsed = () => Math.round(performance.now() - clockStart);
+  // The attempt's latency counts from here (its send, after the claim), not the claim's commit it overlapped.
+  const sendStart = performance.now();
+  const elapsed = () => Math.round(performance.now() - sendStart);
 
-  let checked: CheckedDestination;
-  try {
-    checked = await withinDeadline(checkDestination(endpoint.url, { allowLoopbackHttp: deps.settings.webhooksAllowLoopback, lookup: policy.lookup }), deadline);
-  } catch (err) {
-    if (err instanceof DestinationRefusedError) return { ...base, statusCode: null, latencyMs: elapsed(), responseBody: null, error: 'destination_refused', errorDetail: `${err.reason}: ${err.message}`.slice(0, 300) };
-    if (err === TIMED_OUT) return { ...base, statusCode: null, latencyMs: elapsed(), responseBody: null, error: 'timeout', errorDetail: 'the host did not resolve within the timeout' };
-    throw err;
-  }
-  const result: SendResult = await sendSigned({ url: checked.url, address: checked.addresses[0], body, headers, deadline });
+  const destination = await prepared.destination;
+  if ('failed' in destination) throw destination.failed;
+  if ('notSent' in destination) return { ...base, statusCode: null, latencyMs: elapsed(), responseBody: null, ...destination.notSent };
+  const result: SendResult = await destination.request.send(headers, body, prepared.deadline);
   const status = result.statusCode;
   const error = result.error ? result.error.kind : status === null ? 'connection' : status >= 200 && status < 300 ? null : status === 410 ? 'gone' : 'http_status';
   return { ...base, statusCode: status, latencyMs: elapsed(), responseBody: result.responseBody, error, errorDetail: result.error?.detail ?? null };

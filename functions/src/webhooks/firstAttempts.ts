@@ -3,7 +3,7 @@ import type { EnvScope } from '../store/scope';
 import { isAlreadyExists } from '../store/contention';
 import { readAllInTx } from '../store/converters';
 import type { EnqueueResult, TaskQueue } from '../tasks/queue';
-import { attemptOnce, freshRecord, readSigningSecrets, type Claimed, type DeliveryDeps } from './deliver';
+import { abandonAttempt, attemptOnce, freshRecord, prepareAttempt, readSigningSecrets, type Claimed, type DeliveryDeps, type PreparedAttempt } from './deliver';
 import { deliveryRef, type DeliveryRecord } from './deliveryModel';
 import { recordOutcomes, type MadeAttempt } from './deliveryOutcome';
 import { CLAIM_MARGIN_MS, deliveryPolicy, type DeliveryPolicy } from './deliveryPolicy';
@@ -21,7 +21,9 @@ import type { WebhookEndpointRecord } from './model';
  *    its record with `inFlight` (`attemptsBeforeTask: 1`); when a record already exists (another
  *    fan-out of the same event, or its task, got there first) the batch fails as a whole and a
  *    transaction claims the others, leaving that delivery to its task;
- * 3. sends the claimed attempts in parallel (the delivery's own signing, destination check and sender);
+ * 3. sends the claimed attempts in parallel (the delivery's own signing, destination check and
+ *    sender); each destination is resolved, checked and connected to (a kept connection when
+ *    there is one) while the claim commits, and nothing is written to it before the commit;
  * 4. records every answer in ONE transaction (deliveryOutcome.ts, the task's rules);
  * 5. enqueues, concurrently, the `webhookDelivery` task (deterministic id) of every target that is
  *    not finished: a failed attempt's task is scheduled at its `nextRetryAt` (the queue's first
@@ -46,6 +48,7 @@ interface ClaimedTarget {
   deliveryId: string;
   claim: Claimed;
   signing: { secrets: string[]; generations: number[] };
+  prepared: PreparedAttempt;
 }
 
 export interface FirstAttemptReport {
@@ -73,10 +76,16 @@ export async function deliverFirstAttempts(scope: EnvScope, deps: FanoutDeps, ev
           }),
     ),
   );
-  const claimable = targets.flatMap((endpoint, i) => (signing[i] ? [{ endpoint, signing: signing[i] }] : []));
-  const { claimed, finished } = await claimFirstAttempts(scope, deps.clock, policy, event, claimable);
+  // Each destination is resolved, checked and connected to while the claim commits; nothing is written before it.
+  const claimable = targets.flatMap((endpoint, i) => (signing[i] ? [{ endpoint, signing: signing[i], prepared: prepareAttempt(deps, policy, endpoint) }] : []));
+  const { claimed, finished } = await claimFirstAttempts(scope, deps.clock, policy, event, claimable).catch((err: unknown) => {
+    claimable.forEach((target) => abandonAttempt(target.prepared));
+    throw err;
+  });
+  const claimedIds = new Set(claimed.map((target) => target.endpoint.endpointId));
+  claimable.filter((target) => !claimedIds.has(target.endpoint.endpointId)).forEach((target) => abandonAttempt(target.prepared));
 
-  const sent = await Promise.allSettled(claimed.map((target) => attemptOnce(deps, policy, event, target.endpoint, target.claim, target.signing)));
+  const sent = await Promise.allSettled(claimed.map((target) => attemptOnce(deps, policy, event, target.endpoint, target.claim, target.signing, target.prepared)));
   // An attempt that threw (not the receiver's doing) stays claimed: its task records it interrupted once the claim expires.
   const made: MadeAttempt[] = claimed.flatMap((target, i) => {
     const result = sent[i];
