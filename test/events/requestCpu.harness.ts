@@ -17,7 +17,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type Server } from 'node:http';
-import { Session } from 'node:inspector';
+import { startProfiler } from '../../fixtures/inProcessProfiler';
 import { createDeps } from '../../functions/src/app/deps';
 import { ALL_ROUTES } from '../../functions/src/app/groups';
 import { createServiceApp } from '../../functions/src/app/serviceApp';
@@ -38,15 +38,6 @@ async function waitForTasks(done: () => boolean): Promise<void> {
   for (let i = 0; i < 100 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
-async function startProfiler() {
-  const session = new Session();
-  session.connect();
-  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 100 });
-  await post('Profiler.start');
-  return { stop: async () => ((await post('Profiler.stop')) as { profile: object }).profile };
-}
 
 it(`sends ${REQUESTS} 100-event batches and reports the request path's cost`, async () => {
   let tasksGiven = 0;

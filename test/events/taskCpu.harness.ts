@@ -13,7 +13,7 @@
  * test/support/indexEntries.ts copied in) runs it unchanged, for paired old/new runs (docs/benchmarks.md, "Branch eventstore").
  */
 import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector';
+import { startProfiler } from '../../fixtures/inProcessProfiler';
 import { resolveEventIdentities } from '../../functions/src/events/resolution';
 import { RoundTripCounter, withRoundTripCounter } from '../../functions/src/store/roundTrips';
 import { createTestService, lockHeaders, seedProject } from '../support/harness';
@@ -35,18 +35,6 @@ function groupedTasks(payloads: Record<string, unknown>[]): Record<string, unkno
     tasks.push({ ...group[0], batchDocIds: group.flatMap((payload) => payload.batchDocIds as string[]) });
   }
   return tasks;
-}
-
-
-/** HARNESS_PROFILE=file.cpuprofile: a V8 CPU profile of the measured tasks only. */
-async function startProfiler() {
-  const session = new Session();
-  session.connect();
-  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 100 });
-  await post('Profiler.start');
-  return { stop: async () => ((await post('Profiler.stop')) as { profile: object }).profile };
 }
 
 it(`runs ${TASKS} identity-resolution tasks of 100 events and reports their cost`, async () => {

@@ -22,7 +22,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { Session } from 'node:inspector';
+import { startProfiler } from '../../fixtures/inProcessProfiler';
 import type { DocumentReference, FieldPath } from 'firebase-admin/firestore';
 import { eventsReport } from '../../functions/src/reports/eventsReport';
 import { revenueReport } from '../../functions/src/reports/revenueReport';
@@ -148,6 +148,8 @@ async function compact(scope: EnvScope, collection: string, shards: number, year
   for (let i = 0; i < list.length; i += 10) await compactRollupPeriods(scope, collection, shards, list.slice(i, i + 10));
 }
 
+
+
 interface MaskedRead {
   refs: DocumentReference[];
   mask: (string | FieldPath)[];
@@ -159,16 +161,6 @@ class RecordingScope extends EnvScope {
     this.reads.push({ refs: refs as DocumentReference[], mask: [...fieldMask] });
     return super.getAllMasked(refs, fieldMask);
   }
-}
-
-async function startProfiler() {
-  const session = new Session();
-  session.connect();
-  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 100 });
-  await post('Profiler.start');
-  return { stop: async () => ((await post('Profiler.stop')) as { profile: object }).profile };
 }
 
 async function measured<T>(run: () => Promise<T>): Promise<{ value: T; cpu: number; wall: number }> {
