@@ -5,6 +5,7 @@ import { DomainError } from '../errors/domain';
 import { randomToken } from '../ids/random';
 import type { SecretWriter } from '../secrets/writer';
 import type { EnvScope } from '../store/scope';
+import { retryingTransaction } from '../store/transactionRetry';
 import { checkDestination, type Lookup } from './destination';
 import {
   ENDPOINT_COUNT_DOC,
@@ -34,6 +35,12 @@ import { WEBHOOK_ENDPOINT_ID } from '../ids';
  * unsent left the project document locked, and the next creation in the other environment
  * waited for the lock until the store gave up (`10 ABORTED: Transaction lock timeout`).
  */
+
+/**
+ * Endpoint changes of one partition race on its limit guard and project document by design
+ * (concurrent creations must not both count 9): a transaction that lost runs again.
+ */
+const endpointTransaction = <T>(scope: EnvScope, fn: (tx: Transaction) => Promise<T>): Promise<T> => retryingTransaction(() => scope.runTransaction(fn));
 
 export const DEFAULT_SECRET_GRACE_MS = 24 * HOUR;
 const MAX_SECRET_GRACE_MS = 7 * DAY;
@@ -188,7 +195,7 @@ export async function createEndpoint(scope: EnvScope, input: CreateEndpointInput
   const ref = signingSecretRef(endpointId, 1);
   return withNewSecret(deps.secrets, scope.projectId, ref, secret, () =>
     refusedAfterCommit(
-      scope.runTransaction(async (tx) => {
+      endpointTransaction(scope, async (tx) => {
         const project = await tx.get(scope.projectRef());
         if (!project.exists) return new Refusal(new DomainError('not_found', `No project ${scope.projectId}.`));
         if (project.get('archived')) return new Refusal(new DomainError('archived', `Project ${scope.projectId} is archived.`));
@@ -228,7 +235,7 @@ export async function updateEndpoint(scope: EnvScope, endpointId: string, input:
   const eventTypes = input.eventTypes === undefined ? undefined : parseEventTypes(input.eventTypes);
   const url = input.url === undefined ? undefined : (await checkDestination(input.url, { allowLoopbackHttp: input.allowLoopbackHttp, lookup: input.lookup })).url.href;
   return refusedAfterCommit(
-    scope.runTransaction(async (tx) => {
+    endpointTransaction(scope, async (tx) => {
       const current = await readEndpointOrRefusal(tx, scope, endpointId);
       if (current instanceof Refusal) return current;
       const record: WebhookEndpointRecord = { ...current, url: url ?? current.url, eventTypes: eventTypes ?? current.eventTypes, updatedAt: deps.now };
@@ -248,7 +255,7 @@ export async function updateEndpoint(scope: EnvScope, endpointId: string, input:
  */
 export async function deleteEndpoint(scope: EnvScope, endpointId: string, deps: EndpointDeps): Promise<{ endpointId: string; deleted: true; auditEventId: string; secretsRemoved: number; secretsNotRemoved: string[] }> {
   const { record, auditEventId } = await refusedAfterCommit(
-    scope.runTransaction(async (tx) => {
+    endpointTransaction(scope, async (tx) => {
       const current = await readEndpointOrRefusal(tx, scope, endpointId);
       if (current instanceof Refusal) return current;
       tx.delete(endpointRef(scope, endpointId));
@@ -297,7 +304,7 @@ async function readEndpointOrRefusal(tx: Transaction, scope: EnvScope, endpointI
 /** Stops deliveries to the endpoint (kept, with its secrets, until enabled again). */
 export async function disableEndpoint(scope: EnvScope, endpointId: string, note: string | null, deps: EndpointDeps): Promise<{ endpoint: EndpointView; auditEventId: string }> {
   return refusedAfterCommit(
-    scope.runTransaction(async (tx) => {
+    endpointTransaction(scope, async (tx) => {
       const current = await readEndpointOrRefusal(tx, scope, endpointId);
       if (current instanceof Refusal) return current;
       if (current.disabled) return new Refusal(new DomainError('conflict', `Webhook endpoint ${endpointId} is already disabled.`));
@@ -324,7 +331,7 @@ export function disableEndpointForDelivery(tx: Transaction, scope: EnvScope, cur
 /** Resumes deliveries to a disabled endpoint; refused when the partition already has MAX_ENDPOINTS_PER_PARTITION enabled ones. */
 export async function enableEndpoint(scope: EnvScope, endpointId: string, deps: EndpointDeps): Promise<{ endpoint: EndpointView; auditEventId: string }> {
   return refusedAfterCommit(
-    scope.runTransaction(async (tx) => {
+    endpointTransaction(scope, async (tx) => {
       const current = await readEndpointOrRefusal(tx, scope, endpointId);
       if (current instanceof Refusal) return current;
       if (!current.disabled) return new Refusal(new DomainError('conflict', `Webhook endpoint ${endpointId} is already enabled.`));
@@ -355,7 +362,7 @@ export async function rotateEndpointSecret(scope: EnvScope, endpointId: string, 
   const secret = mintSigningSecret();
   const ref = signingSecretRef(endpointId, generation);
   const rotated = await withNewSecret(deps.secrets, scope.projectId, ref, secret, () =>
-    refusedAfterCommit(scope.runTransaction(async (tx) => {
+    refusedAfterCommit(endpointTransaction(scope, async (tx) => {
       const current = await readEndpointOrRefusal(tx, scope, endpointId);
       if (current instanceof Refusal) return current;
       if (current.secret.generation + 1 !== generation) return new Refusal(new DomainError('conflict', `The secret of webhook endpoint ${endpointId} was rotated meanwhile; try again.`));
