@@ -3,7 +3,8 @@
  * emulator's deadlock victim `3 INVALID_ARGUMENT: Transaction is invalid or closed`) runs again;
  * any other error, the caller's own included, propagates at once; it gives up after 8 rounds.
  */
-import { isLostTransaction, retryingTransaction } from '../../functions/src/store/transactionRetry';
+import { isLostTransaction } from '../../functions/src/store/contention';
+import { retryingTransaction } from '../../functions/src/store/transactionRetry';
 
 const storeError = (code: number, message: string) => Object.assign(new Error(message), { code });
 const victim = () => storeError(3, '3 INVALID_ARGUMENT: Transaction is invalid or closed');

@@ -1,7 +1,7 @@
 import type { Transaction } from 'firebase-admin/firestore';
-import { isAlreadyExists } from '../store/contention';
+import { isAlreadyExists, isLostTransaction } from '../store/contention';
 import type { EnvScope } from '../store/scope';
-import { isLostTransaction, retryingTransaction } from '../store/transactionRetry';
+import { retryingTransaction } from '../store/transactionRetry';
 
 /**
  * Runs a transaction, retrying beyond the SDK's own attempts when concurrent writers race on

@@ -23,10 +23,20 @@ export const CLOSED_TRANSACTION = /Transaction is invalid or closed/;
 
 export function isStoreContention(err: unknown): boolean {
   if (err instanceof QueueFullError) return true;
+  if (isLostTransaction(err)) return true;
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === RESOURCE_EXHAUSTED;
+}
+
+/**
+ * Whether a transaction ended because it lost to a concurrent one, after the client's own
+ * retries: ABORTED (contention), or the emulator's `Transaction is invalid or closed` when it
+ * picks the transaction as a deadlock victim (which the client does not retry). Running the
+ * transaction again is what the client itself does on ABORTED (store/transactionRetry.ts).
+ */
+export function isLostTransaction(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const { code, message } = err as { code?: unknown; message?: unknown };
-  if (code === ABORTED || code === RESOURCE_EXHAUSTED) return true;
-  return code === INVALID_ARGUMENT && typeof message === 'string' && CLOSED_TRANSACTION.test(message);
+  return code === ABORTED || (code === INVALID_ARGUMENT && typeof message === 'string' && CLOSED_TRANSACTION.test(message));
 }
 
 /** Whether a commit failed because a `create()` in it found its document already there. */

@@ -1,16 +1,4 @@
-import { ABORTED, CLOSED_TRANSACTION, INVALID_ARGUMENT } from './contention';
-
-/**
- * Whether a transaction ended because it lost to a concurrent one, after the client's own
- * retries: ABORTED (contention), or the emulator's `Transaction is invalid or closed` when it
- * picks the transaction as a deadlock victim (which the client does not retry). Running the
- * transaction again is what the client itself does on ABORTED.
- */
-export function isLostTransaction(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const { code, message } = err as { code?: unknown; message?: unknown };
-  return code === ABORTED || (code === INVALID_ARGUMENT && typeof message === 'string' && CLOSED_TRANSACTION.test(message));
-}
+import { isLostTransaction } from './contention';
 
 const MAX_ROUNDS = 8;
 
