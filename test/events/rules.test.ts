@@ -38,7 +38,7 @@ const validateBody = compileSchema<EventsBody>(eventsBodySchema);
 const normaliseBatch = (body: unknown, now: number) => normaliseValidBatch(validateBody(body), now);
 /** One event, validated at position `index` of a batch (valid events before it). */
 const normaliseEvent = (raw: unknown, index: number, now: number) =>
-  normaliseValidEvent(validateBody({ events: [...Array.from({ length: index }, () => valid), raw] }).events[index], index, now);
+  normaliseValidEvent(validateBody({ events: [...Array.from({ length: index }, () => valid), raw] }).events[index], now);
 
 describe('event validation (request table)', () => {
   it.each([
@@ -157,12 +157,22 @@ describe('timestamps, ids and duplicates', () => {
 
   it('derives the document id from the event id; server ids are unique', () => {
     const a = normaliseEvent({ ...valid, eventId: 'a/b.c' }, 0, NOW);
-    expect(a.docId).toBe(eventDocId('a/b.c'));
-    expect(a.docId).toMatch(/^e_[0-9a-f]{40}$/);
+    expect(a).toMatchObject({ eventId: 'a/b.c', eventIdSource: 'client' });
+    expect(eventDocId(a.eventId)).toMatch(/^e_[0-9a-f]{40}$/);
     const s1 = normaliseEvent(valid, 0, NOW);
     const s2 = normaliseEvent(valid, 1, NOW);
     expect(s1.eventId).toMatch(/^srv_evt_/);
-    expect(s1.docId).not.toBe(s2.docId);
+    expect(s1.eventIdSource).toBe('server');
+    expect(eventDocId(s1.eventId)).not.toBe(eventDocId(s2.eventId));
+  });
+
+  it('normalises each event straight into the shape of the batch payload (nothing beside it to strip)', () => {
+    const event = normaliseEvent({ ...valid, eventId: 'shape', level: 'error', properties: { message: 'boom' }, extra: 'ignored' }, 0, NOW);
+    expect(Object.keys(event).sort()).toEqual(
+      ['categoryTags', 'clientTimestamp', 'eventId', 'eventIdSource', 'fingerprint', 'hints', 'level', 'name', 'properties', 'softDropped', 'tags', 'throttlePass', 'timestamp'],
+    );
+    expect(event.throttlePass).toBe(false);
+    expect(decodeBatchEvents(encodeBatchEvents([event]))).toEqual([event]);
   });
 
   it('collapses two events of one batch with the same event id to the later copy', () => {

@@ -9,7 +9,7 @@ import type { EnvScope } from '../store/scope';
 import type { EventsBody } from '../wire/events';
 import { eventLogs } from './logs';
 import { packBatchEvents } from './batchCodec';
-import { BATCH_CODEC, batchDocId, type BatchedEvent, type LandingFields } from './model';
+import { BATCH_CODEC, batchDocId, eventDocId, type LandingFields } from './model';
 import { batchWrite, errorPassRef, errorPassWrite, readIngestContext, timestampFromMillis } from './repository';
 import type { LandingTasks } from './landingTasks';
 import { expiresAtMs, retentionDays } from './retention';
@@ -112,17 +112,11 @@ export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body
     requestId: caller.requestId,
     expiresAt: timestampFromMillis(expiresAtMs(receivedAt, retentionDays(reads.project, ports.telemetryRetentionDays))),
   };
-  const passed = new Set(passes);
-  // Each event's document id was hashed once, in normaliseBatch: kept beside it, not hashed again.
-  const docIds = new Map<BatchedEvent, string>();
-  const parts = packBatchEvents(
-    landing.map((event) => {
-      const batched = batchedEvent(event, passed.has(event));
-      docIds.set(batched, event.docId);
-      return batched;
-    }),
-  );
-  const batchDocIds = parts.map((part) => batchDocId(part.events.map((event) => docIds.get(event)!)));
+  // The normalised events are the payload's objects (no copy): only the error pass is marked on them.
+  for (const event of passes) event.throttlePass = true;
+  const parts = packBatchEvents(landing);
+  // Each landing event's document id is hashed once, here; the batch document id hashes those.
+  const batchDocIds = parts.map((part) => batchDocId(part.events.map((event) => eventDocId(event.eventId))));
   const landingBatch = scope.batch();
   parts.forEach((part, i) =>
     batchWrite(landingBatch, scope, batchDocIds[i], { ...landingFields, codec: BATCH_CODEC, eventCount: part.events.length, events: part.payload }),
@@ -155,11 +149,6 @@ export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body
     env: auth.wireEnv,
     throttled: dropped > 0 ? throttledSummary(dropped, decision) : null,
   };
-}
-
-function batchedEvent(event: NormalisedEvent, throttlePass: boolean): BatchedEvent {
-  const { index: _index, docId: _docId, ...fields } = event;
-  return { ...fields, throttlePass };
 }
 
 function throttledSummary(dropped: number, decision: LimitDecision): IngestResult['throttled'] {

@@ -3,7 +3,7 @@ import { serialisedJson } from '../wire/serialisedJson';
 import { randomToken } from '../ids/random';
 import type { EventsBody, RawEvent } from '../wire/events';
 import { errorFingerprint } from './fingerprint';
-import { EVENT_LEVELS, eventDocId, type EventLevel, type IdentityHints, type IngestedEventFields } from './model';
+import { EVENT_LEVELS, type BatchedEvent, type EventLevel, type IdentityHints } from './model';
 
 /**
  * Normalisation of a `POST /v1/events` body that its schema (ingestRoute.ts, request table and
@@ -20,15 +20,12 @@ export const TAG_KEY_MAX_CHARS = 128;
 export const CATEGORY_TAGS_MAX = 16;
 export const CATEGORY_TAG_MAX_CHARS = 32;
 
-/** One event after validation and soft-drops, ready to land: the request path's stored fields. */
-export type NormalisedEvent = Pick<
-  IngestedEventFields,
-  'eventId' | 'eventIdSource' | 'name' | 'timestamp' | 'clientTimestamp' | 'properties' | 'level' | 'tags' | 'categoryTags' | 'softDropped' | 'fingerprint' | 'hints'
-> & {
-  /** Position in the request (for messages and ordering). */
-  index: number;
-  docId: string;
-};
+/**
+ * One event after validation and soft-drops, ready to land: already the object the batch's
+ * payload stores (`throttlePass` false until the landing lets it through the error pass), so the
+ * request path serialises it without copying it first.
+ */
+export type NormalisedEvent = BatchedEvent;
 
 export interface NormalisedBatch {
   events: NormalisedEvent[];
@@ -38,7 +35,7 @@ export interface NormalisedBatch {
 }
 
 export function normaliseBatch(envelope: EventsBody, receivedAt: number): NormalisedBatch {
-  const events = envelope.events.map((raw, index) => normaliseEvent(raw, index, receivedAt));
+  const events = envelope.events.map((raw) => normaliseEvent(raw, receivedAt));
   return {
     events: collapseDuplicates(events),
     appId: envelope.appId ?? null,
@@ -47,7 +44,7 @@ export function normaliseBatch(envelope: EventsBody, receivedAt: number): Normal
   };
 }
 
-export function normaliseEvent(event: RawEvent, index: number, receivedAt: number): NormalisedEvent {
+export function normaliseEvent(event: RawEvent, receivedAt: number): NormalisedEvent {
   const hints: IdentityHints = {
     developerUserId: event.developerUserId ?? null,
     anonymousId: event.anonymousId ?? null,
@@ -66,10 +63,8 @@ export function normaliseEvent(event: RawEvent, index: number, receivedAt: numbe
   const eventId = event.eventId ?? `srv_evt_${randomToken(24)}`;
 
   return {
-    index,
     eventId,
     eventIdSource: event.eventId ? 'client' : 'server',
-    docId: eventDocId(eventId),
     name: event.name,
     timestamp: clientTimestamp === null || skewed ? receivedAt : clientTimestamp,
     clientTimestamp: skewed ? clientTimestamp : null,
@@ -80,14 +75,19 @@ export function normaliseEvent(event: RawEvent, index: number, receivedAt: numbe
     softDropped,
     fingerprint: level ? errorFingerprint(event.name, event.properties ?? null) : null,
     hints,
+    throttlePass: false,
   };
 }
 
-/** Two events of one batch with the same event id are one record: the later copy wins, as a retry would. */
+/**
+ * Two events of one batch with the same event id are one record (their document id derives from
+ * the event id): the later copy wins, as a retry would.
+ */
 function collapseDuplicates(events: NormalisedEvent[]): NormalisedEvent[] {
   const last = new Map<string, number>();
-  events.forEach((event, position) => last.set(event.docId, position));
-  return events.filter((event, position) => last.get(event.docId) === position);
+  events.forEach((event, position) => last.set(event.eventId, position));
+  if (last.size === events.length) return events;
+  return events.filter((event, position) => last.get(event.eventId) === position);
 }
 
 function softField<T>(value: unknown, valid: (value: unknown) => value is T, name: string, dropped: string[]): T | null {
