@@ -6,6 +6,7 @@ import type { HttpMethod } from './methods';
 import type { PipelineDeps } from './deps';
 import { parseJsonBody, readRawBody } from './body';
 import { answerPreflight, setResponseCors } from './cors';
+import { dispatchDirectly } from './directDispatch';
 import { ApiError, asApiError, toErrorBody } from './errors';
 import { logs } from './logs';
 import { canonicalPath, RouteTable } from './paths';
@@ -29,11 +30,13 @@ export function createApiApp<D extends PipelineDeps>(routes: readonly CompiledRo
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use((req, res) => {
+  const serve = (req: Request, res: Response): void => {
     // Store round trips are counted at the store edge into this request's counter (its async context).
     const roundTrips = new RoundTripCounter();
     void withRoundTripCounter(roundTrips, () => handle(table, deps, req, res, roundTrips, options));
-  });
+  };
+  app.use(serve);
+  dispatchDirectly(app, serve);
   return app;
 }
 
