@@ -7,6 +7,8 @@
  */
 import { DAY } from '../../functions/src/clock';
 import { projectRef } from '../../functions/src/projects/paths';
+import { readIngestContext } from '../../functions/src/events/repository';
+import { EnvScope } from '../../functions/src/store/scope';
 import { createTestService, expectError, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { describeSecuredRoute } from '../support/securitySuite';
 import { event, events, postEvents, storedEvent, storedEvents } from './support';
@@ -22,6 +24,20 @@ beforeAll(async () => {
 });
 
 afterAll(() => service.tasks.drain());
+
+describe('a burst of batches', () => {
+  it('shares one store read among the batches that reach it in the same turn (the first no longer reads alone)', async () => {
+    const getAll = jest.spyOn(service.deps.db, 'getAll');
+    try {
+      const scopes = Array.from({ length: 4 }, () => new EnvScope(service.deps.db, project.projectId, 'test'));
+      const reads = await Promise.all(scopes.map((scope) => readIngestContext(scope, [])));
+      expect(getAll).toHaveBeenCalledTimes(1);
+      expect(reads.every((read) => read.project.exists)).toBe(true);
+    } finally {
+      getAll.mockRestore();
+    }
+  });
+});
 
 describe('accepting a batch', () => {
   it('answers 202 with exactly object, received and env, and lands every event', async () => {

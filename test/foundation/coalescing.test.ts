@@ -50,6 +50,30 @@ describe('Rounds', () => {
     for (const item of [2, 3, 4]) expect(log[1].started).toBeGreaterThan(arrivals.get(item)!);
   });
 
+  it('startAtEndOfTurn: callers of the same turn share the first round (a burst reads once); without it the first reads alone', async () => {
+    const sizes: number[] = [];
+    const rounds = new Rounds<number, number>(async (items) => {
+      sizes.push(items.length);
+      await tick();
+      return items;
+    });
+    // Three requests of a burst reaching their read in the same turn.
+    const burst = [1, 2, 3].map((n) => rounds.submit('together', n, true));
+    expect(sizes).toEqual([]); // nothing sent before the turn ends
+    await expect(Promise.all(burst)).resolves.toEqual([1, 2, 3]);
+    expect(sizes).toEqual([3]);
+    // A caller arriving while that key's round is in flight still waits for the next round.
+    const first = rounds.submit('together', 4, true);
+    await tick();
+    const later = rounds.submit('together', 5, true);
+    await expect(Promise.all([first, later])).resolves.toEqual([4, 5]);
+    expect(sizes).toEqual([3, 1, 1]);
+    // The default: the first caller's round starts at once, alone.
+    sizes.length = 0;
+    await Promise.all([6, 7, 8].map((n) => rounds.submit('at-once', n)));
+    expect(sizes).toEqual([1, 2]);
+  });
+
   it('takes only what fits in a round; the rest follows in the next', async () => {
     const sizes: number[] = [];
     const rounds = new Rounds<number, number>(

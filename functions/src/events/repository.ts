@@ -37,9 +37,10 @@ export interface IngestReads {
 /**
  * The request's one read: the project document (its telemetry retention) and any error-pass
  * markers a throttled batch needs, in one `getAll` that also carries the API-key re-check.
+ * Sent at the end of the turn (`getAllTogether`): the batches of a burst share one read.
  */
 export async function readIngestContext(scope: EnvScope, markers: DocumentReference[]): Promise<IngestReads> {
-  const [project, ...markerSnapshots] = await scope.getAll(scope.projectRef(), ...markers);
+  const [project, ...markerSnapshots] = await scope.getAllTogether(scope.projectRef(), ...markers);
   return { project, markersTaken: markerSnapshots.map((snapshot) => snapshot.exists) };
 }
 

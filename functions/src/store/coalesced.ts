@@ -14,9 +14,11 @@ const reads = new WeakMap<Firestore, Rounds<AnyDocumentReference[], DocumentSnap
 /**
  * `db.getAll(refs)`, shared with concurrent callers reading exactly the same documents. Callers
  * may type the same document differently; converters never change data (store/converters.ts),
- * so a snapshot read through another caller's reference reads the same.
+ * so a snapshot read through another caller's reference reads the same. `atEndOfTurn`: a read
+ * nobody has in flight yet is sent at the end of the current turn, shared by the callers of
+ * that turn (Rounds.submit).
  */
-export function coalescedGetAll(db: Firestore, refs: AnyDocumentReference[]): Promise<DocumentSnapshot<unknown>[]> {
+export function coalescedGetAll(db: Firestore, refs: AnyDocumentReference[], atEndOfTurn = false): Promise<DocumentSnapshot<unknown>[]> {
   let rounds = reads.get(db);
   if (!rounds) {
     rounds = new Rounds(async (items) => {
@@ -25,5 +27,5 @@ export function coalescedGetAll(db: Firestore, refs: AnyDocumentReference[]): Pr
     });
     reads.set(db, rounds);
   }
-  return rounds.submit(refs.map((ref) => ref.path).join('\n'), refs);
+  return rounds.submit(refs.map((ref) => ref.path).join('\n'), refs, atEndOfTurn);
 }

@@ -16,18 +16,27 @@ export class Rounds<Item, Result> {
     private readonly fits: (items: readonly Item[]) => number = (items) => items.length,
   ) {}
 
-  submit(key: string, item: Item): Promise<Result> {
+  /**
+   * `startAtEndOfTurn`: when no round of the key is in flight, the first one starts once the
+   * current turn of the event loop has handled its I/O (`setImmediate`) instead of at once, so
+   * that callers arriving in the same turn (a burst of requests) share it rather than the first
+   * reading alone and the rest waiting for a second round. Each is still served by a round that
+   * started after it arrived.
+   */
+  submit(key: string, item: Item, startAtEndOfTurn = false): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       const queue = this.waiting.get(key) ?? [];
       queue.push({ item, resolve, reject });
       this.waiting.set(key, queue);
-      if (!this.inFlight.has(key)) void this.next(key);
+      if (this.inFlight.has(key)) return;
+      this.inFlight.add(key);
+      if (startAtEndOfTurn) setImmediate(() => void this.next(key));
+      else void this.next(key);
     });
   }
 
   /** Runs rounds for the key until nobody is waiting. */
   private async next(key: string): Promise<void> {
-    this.inFlight.add(key);
     for (let queue = this.waiting.get(key); queue && queue.length > 0; queue = this.waiting.get(key)) {
       const taken = queue.splice(0, Math.max(1, this.fits(queue.map((waiter) => waiter.item))));
       try {

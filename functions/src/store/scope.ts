@@ -91,7 +91,21 @@ export class EnvScope {
    * Concurrent requests reading exactly the same documents share a read issued after each of
    * them arrived (see coalescedGetAll), so a revoked key is still refused on the next request.
    */
-  async getAll<Refs extends AnyDocumentReference[]>(...refs: Refs): Promise<SnapshotsOf<Refs>> {
+  getAll<Refs extends AnyDocumentReference[]>(...refs: Refs): Promise<SnapshotsOf<Refs>> {
+    return this.sharedRead(refs, false);
+  }
+
+  /**
+   * `getAll` for an endpoint whose requests come in bursts (SDKs flushing on timers): a read of
+   * documents nobody is reading yet is sent at the end of the current turn of the event loop,
+   * so the requests of a burst that reach it in the same turn share one read (see
+   * Rounds.submit) instead of the first reading alone and the others waiting for a second.
+   */
+  getAllTogether<Refs extends AnyDocumentReference[]>(...refs: Refs): Promise<SnapshotsOf<Refs>> {
+    return this.sharedRead(refs, true);
+  }
+
+  private async sharedRead<Refs extends AnyDocumentReference[]>(refs: Refs, atEndOfTurn: boolean): Promise<SnapshotsOf<Refs>> {
     if (refs.length === 0) {
       await this.ensureKeyVerified();
       return [] as SnapshotsOf<Refs>;
@@ -100,8 +114,8 @@ export class EnvScope {
     countDocumentsRead(refs.length);
     const gate = this.gate;
     // Each snapshot reads as its own reference's record type (each ref keeps its converter).
-    if (!gate) return (await coalescedGetAll(this.db, refs)) as SnapshotsOf<Refs>;
-    const [keySnapshot, ...rest] = await coalescedGetAll(this.db, [gate.ref, ...refs]);
+    if (!gate) return (await coalescedGetAll(this.db, refs, atEndOfTurn)) as SnapshotsOf<Refs>;
+    const [keySnapshot, ...rest] = await coalescedGetAll(this.db, [gate.ref, ...refs], atEndOfTurn);
     gate.accept(keySnapshot);
     this.gate = null;
     return rest as SnapshotsOf<Refs>;
