@@ -187,6 +187,8 @@ describe('error fingerprint (documented in events/README.md)', () => {
       '85d1cb6097469543913722fc66517814',
     );
     expect(errorFingerprint('checkout_failed', null)).toBe('67cbe4fb3d0c36e747ef6e7b26ad9435');
+    // Text beyond ASCII hashes as UTF-8 (pinned with the earlier createHash implementation).
+    expect(errorFingerprint('paiement_échoué', { errorType: 'ZahlungsFehler', message: 'Käufer 😀 a annulé' })).toBe('39e00ebf9300a5d7994b4b0eec1adf88');
   });
 
   it('ignores variable parts of the message and the level, and separates names, types and messages', () => {

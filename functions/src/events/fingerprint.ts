@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The fingerprint of an error event groups occurrences of "the same error" for the throttle's
@@ -23,7 +23,8 @@ const MESSAGE_LIMIT = 256;
 export function errorFingerprint(name: string, properties: Record<string, unknown> | null): string {
   const type = firstString(properties, [['errorType'], ['type'], ['error', 'type'], ['exception', 'type']]);
   const message = normaliseMessage(firstString(properties, [['message'], ['errorMessage'], ['error', 'message'], ['exception', 'message']]));
-  const digest = createHash('sha256').update([FINGERPRINT_VERSION, name, type, message].join('\n'), 'utf8').digest('hex');
+  // One-shot `hash` (UTF-8, as `update(text, 'utf8')` hashed it): the same digest for a third of the cost.
+  const digest = hash('sha256', [FINGERPRINT_VERSION, name, type, message].join('\n'), 'hex');
   return digest.slice(0, 32);
 }
 
