@@ -7,7 +7,7 @@ import type {
 } from '@apple/app-store-server-library';
 import type { AppleRailConfig } from '../config';
 import { ChainCache, validAt, validityWindow } from './chainCache';
-import { presentedJws, signedBy } from './knownChainJws';
+import { payloadSignedBy, presentedChain } from './knownChainJws';
 
 /**
  * App Store signed data, verified only by Apple's own library (`SignedDataVerifier`: x5c chain
@@ -65,22 +65,22 @@ function defineChainCachingVerifier({ SignedDataVerifier, VerificationException,
     protected override async verifyJWT<T>(jwt: string, validator: PayloadValidator<T>, signedDateExtractor: (decoded: T) => Date): Promise<T> {
       let known: T | null = null;
       try {
-        known = this.verifiedUnderKnownChain(jwt, validator, signedDateExtractor);
+        known = await this.verifiedUnderKnownChain(jwt, validator, signedDateExtractor);
       } catch {
         known = null; // whatever went wrong here, the library judges the JWS itself
       }
       return known ?? super.verifyJWT(jwt, validator, signedDateExtractor);
     }
 
-    private verifiedUnderKnownChain<T>(jwt: string, validator: PayloadValidator<T>, signedDateExtractor: (decoded: T) => Date): T | null {
-      const jws = presentedJws(jwt);
-      if (!jws) return null;
-      const known = this.chains.getPresented(jws.leaf, jws.intermediate, Date.now(), this.enableOnlineChecks);
-      if (!known || !validator.validate(jws.payload)) return null;
-      const payload = jws.payload as T;
+    private async verifiedUnderKnownChain<T>(jwt: string, validator: PayloadValidator<T>, signedDateExtractor: (decoded: T) => Date): Promise<T | null> {
+      const presented = presentedChain(jwt);
+      if (!presented) return null;
+      const known = this.chains.getPresented(presented.leaf, presented.intermediate, Date.now(), this.enableOnlineChecks);
+      if (!known) return null;
+      const payload = await payloadSignedBy(jwt, known.publicKey);
+      if (!payload || !validator.validate(payload)) return null;
       const effectiveDate = this.enableOnlineChecks ? new Date() : signedDateExtractor(payload);
-      if (!validAt(known, effectiveDate.getTime(), CERTIFICATE_DATE_SKEW_MS)) return null;
-      return signedBy(jws, known.publicKey) ? payload : null;
+      return validAt(known, effectiveDate.getTime(), CERTIFICATE_DATE_SKEW_MS) ? payload : null;
     }
 
     protected override async verifyCertificateChain(trustedRoots: X509Certificate[], leaf: X509Certificate, intermediate: X509Certificate, effectiveDate: Date): Promise<KeyObject> {
