@@ -123,39 +123,3 @@ describe('healthz and versions', () => {
     expect(res.body.generatedAt).toBe(service.clock.now());
   });
 });
-
-describe('dispatch (http/directDispatch.ts)', () => {
-  it('answers without Express’s router, with Express’s request and response helpers in place', async () => {
-    const router = (service.app as unknown as { router: { handle: (...args: unknown[]) => void } }).router;
-    const routed = jest.spyOn(router, 'handle');
-    try {
-      const res = await service.request().get('/v1/healthz?probe=1').set('Origin', 'https://a.example');
-      expect(res.status).toBe(200);
-      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(res.body)));
-      expect(res.headers['access-control-allow-origin']).toBe('https://a.example');
-      expect(res.headers['x-request-id']).toMatch(/^req_/);
-      const rejected = await service.request().post('/v1/events').set('Content-Type', 'application/json').send('{');
-      expectError(rejected, 401, 'authentication_error', 'missing_api_key');
-      expect(routed).not.toHaveBeenCalled();
-    } finally {
-      routed.mockRestore();
-    }
-  });
-
-  it('serves the same when mounted under another Express app, which gets the request back never', async () => {
-    const express = (await import('express')).default;
-    const supertest = (await import('supertest')).default;
-    const parent = express();
-    const after = jest.fn((_req: unknown, res: { status(code: number): { end(): void } }) => res.status(599).end());
-    parent.use('/api', service.app);
-    parent.use(after);
-    const res = await supertest(parent).get('/api/v1/healthz');
-    expect(res.status).toBe(200);
-    expect(res.body.status).toBe('ok');
-    const unknown = await supertest(parent).get('/api/v1/nowhere');
-    expectError(unknown, 400, 'invalid_request_error', 'missing_required_param');
-    expect(unknown.body.error.message).toContain('GET /v1/nowhere');
-    expect(after).not.toHaveBeenCalled();
-  });
-});

@@ -6,7 +6,6 @@ import type { HttpMethod } from './methods';
 import type { PipelineDeps } from './deps';
 import { parseJsonBody, readRawBody } from './body';
 import { answerPreflight, setResponseCors } from './cors';
-import { dispatchDirectly } from './directDispatch';
 import { ApiError, asApiError, toErrorBody } from './errors';
 import { logs } from './logs';
 import { canonicalPath, RouteTable } from './paths';
@@ -36,7 +35,6 @@ export function createApiApp<D extends PipelineDeps>(routes: readonly CompiledRo
     void withRoundTripCounter(roundTrips, () => handle(table, deps, req, res, roundTrips, options));
   };
   app.use(serve);
-  dispatchDirectly(app, serve);
   return app;
 }
 
