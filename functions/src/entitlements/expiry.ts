@@ -1,4 +1,5 @@
 import { appendAudit, newServerEventId } from '../audit/append';
+import { directoryOf, webhookDirectoryRef } from '../webhooks/directory';
 import type { EnvScope } from '../store/scope';
 import { inCustomerTurn } from '../store/writeQueue';
 import type { EntitlementCause } from './changeModel';
@@ -19,7 +20,7 @@ const EXPIRY_EVENT_TYPE = 'entitlement.expired';
 export async function recordDueExpiries(scope: EnvScope, customerId: string, now: number): Promise<string[]> {
   return inCustomerTurn(scope, [customerId], () =>
     scope.runTransaction(async (tx) => {
-      const [projection] = await getAllInTx(tx, scope, [projectionRef(scope, customerId)]);
+      const [projection, webhookDirectory] = await getAllInTx(tx, scope, [projectionRef(scope, customerId), webhookDirectoryRef(scope)]);
       const due = dueExpiries(projection.data() ?? null, now);
       if (due.length === 0) return [];
       const keys = new Map<string, EntitlementCause>();
@@ -43,7 +44,7 @@ export async function recordDueExpiries(scope: EnvScope, customerId: string, now
         });
         keys.set(entitlement.key, { kind: 'expiry', rail: entitlement.source.rail, auditEventId, eventType: EXPIRY_EVENT_TYPE });
       }
-      return recordExpiries(tx, scope, { customerId, projection, keys, now }).webhookEventIds;
+      return recordExpiries(tx, scope, { customerId, projection, keys, now, webhookDirectory: directoryOf(webhookDirectory) }).webhookEventIds;
     }),
   );
 }

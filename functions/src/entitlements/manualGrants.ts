@@ -1,4 +1,5 @@
 import { appendAudit, newServerEventId } from '../audit/append';
+import { directoryOf, webhookDirectoryRef } from '../webhooks/directory';
 import type { AuditEntry } from '../audit/model';
 import { invalidParamValue } from '../errors/domain';
 import { customerRef } from '../customers/refs';
@@ -77,10 +78,11 @@ export function activeManualGrants(grants: readonly GrantRecord[], key: string, 
 export async function grantManually(scope: EnvScope, command: GrantCommand, actor: Actor, now: number): Promise<MutationOutcome> {
   const { customerId, entitlementKey } = command;
   return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
-    const [customer, projection, catalogEntry] = await getAllInTx(tx, scope, [
+    const [customer, projection, catalogEntry, webhookDirectory] = await getAllInTx(tx, scope, [
       customerRef(scope, customerId),
       projectionRef(scope, customerId),
       catalogEntitlementRef(scope, entitlementKey),
+      webhookDirectoryRef(scope),
     ]);
     requireKnownCustomer(customer, customerId);
     const grants = await readCustomerGrantsGuarded(scope, customerId);
@@ -104,7 +106,7 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
     const eventId = newServerEventId('grant');
     let webhookEventIds: string[] = [];
     if (decision === 'applied') {
-      ({ webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: [grant], cause: operatorCause('grant', eventId), now }));
+      ({ webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: [grant], cause: operatorCause('grant', eventId), now, webhookDirectory: directoryOf(webhookDirectory) }));
     }
     const audit = appendOperatorAudit(tx, scope, actor, now, eventId, {
       action: 'grant',
@@ -134,7 +136,7 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
 export async function revokeManually(scope: EnvScope, command: RevokeCommand, actor: Actor, now: number): Promise<MutationOutcome> {
   const { customerId, entitlementKey } = command;
   return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
-    const [customer, projection] = await getAllInTx(tx, scope, [customerRef(scope, customerId), projectionRef(scope, customerId)]);
+    const [customer, projection, webhookDirectory] = await getAllInTx(tx, scope, [customerRef(scope, customerId), projectionRef(scope, customerId), webhookDirectoryRef(scope)]);
     requireKnownCustomer(customer, customerId);
     const grants = await readCustomerGrantsGuarded(scope, customerId);
     const active = activeManualGrants(grants, entitlementKey, now);
@@ -142,7 +144,7 @@ export async function revokeManually(scope: EnvScope, command: RevokeCommand, ac
 
     const revoked = active.map((g) => ({ ...g, revokedAt: now, updatedAt: now }));
     const eventId = newServerEventId('revoke');
-    const { webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: revoked, cause: operatorCause('revoke', eventId), now });
+    const { webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: revoked, cause: operatorCause('revoke', eventId), now, webhookDirectory: directoryOf(webhookDirectory) });
     const grant = latestEnding(revoked)!;
     const audit = appendOperatorAudit(tx, scope, actor, now, eventId, {
       action: 'revoke',

@@ -9,6 +9,7 @@ import { projectEntitlements } from './projection';
 import { isActiveAt, toPublicEntitlement } from './publicShape';
 import { classifyEntitlementChange, entitlementEventRecord, type EntitlementEventType } from './webhookEvents';
 import { appendWebhookEvent } from '../webhooks/outbox';
+import type { WebhookDirectory } from '../webhooks/directory';
 
 /**
  * The one writer of grants, projections and entitlement change records. Every path that changes
@@ -49,6 +50,12 @@ export interface GrantChanges {
   /** Why: the audit entry written beside this change; per key when the keys were decided apart. */
   cause: EntitlementCause | ((key: string) => EntitlementCause);
   now: number;
+  /**
+   * The partition's webhook directory as the caller's transaction read it (`webhookDirectoryRef`
+   * beside its first read, `directoryOf`), or null when not read or absent (unknown: every event
+   * is fanned out). Events nobody is subscribed to are then written already fanned out.
+   */
+  webhookDirectory: WebhookDirectory | null;
 }
 
 export interface AppliedChanges {
@@ -56,7 +63,11 @@ export interface AppliedChanges {
   projections: Map<string, ProjectionDoc>;
   /** The change records appended, in sequence order per customer. */
   records: EntitlementChange[];
-  /** Ids of the webhook events written beside the records: the caller fans them out after the commit (webhooks/dispatch.ts). */
+  /**
+   * Ids of the webhook events written beside the records that need their fan-out: the caller
+   * enqueues it after the commit (webhooks/dispatch.ts). Events the directory showed nobody
+   * subscribed to are written already fanned out and are not listed.
+   */
   webhookEventIds: string[];
 }
 
@@ -113,7 +124,8 @@ export function applyGrantChanges(tx: Transaction, scope: EnvScope, input: Grant
     for (const record of customerRecords) {
       tx.create(changeRecordRef(scope, record.customerId, record.sequence), record);
       const type = eventTypes.get(record.key);
-      if (type) webhookEventIds.push(appendEvent(tx, scope, record, type));
+      const eventId = type ? appendEvent(tx, scope, record, type, input.webhookDirectory) : null;
+      if (eventId) webhookEventIds.push(eventId);
     }
     projections.set(customer.customerId, doc);
     records.push(...customerRecords);
@@ -123,10 +135,10 @@ export function applyGrantChanges(tx: Transaction, scope: EnvScope, input: Grant
   return { projections, records, webhookEventIds };
 }
 
-function appendEvent(tx: Transaction, scope: EnvScope, record: EntitlementChange, type: EntitlementEventType): string {
+/** Writes the record's event; its id when it needs a fan-out, null when the directory shows nobody to send it to. */
+function appendEvent(tx: Transaction, scope: EnvScope, record: EntitlementChange, type: EntitlementEventType, directory: WebhookDirectory | null): string | null {
   const event = entitlementEventRecord(record, type);
-  appendWebhookEvent(tx, scope, event);
-  return event.eventId;
+  return appendWebhookEvent(tx, scope, event, directory) ? event.eventId : null;
 }
 
 /**
@@ -184,6 +196,8 @@ export interface Expiries {
   /** Each key to record as expired (due by `dueExpiries`) with its cause: the audit entry written beside it. */
   keys: ReadonlyMap<string, EntitlementCause>;
   now: number;
+  /** As `GrantChanges.webhookDirectory`. */
+  webhookDirectory: WebhookDirectory | null;
 }
 
 /**
@@ -220,7 +234,8 @@ export function recordExpiries(tx: Transaction, scope: EnvScope, input: Expiries
   tx.set(scope.doc(PROJECTIONS, customerId), doc);
   for (const record of records) {
     tx.create(changeRecordRef(scope, customerId, record.sequence), record);
-    webhookEventIds.push(appendEvent(tx, scope, record, 'entitlement.expired'));
+    const eventId = appendEvent(tx, scope, record, 'entitlement.expired', input.webhookDirectory);
+    if (eventId) webhookEventIds.push(eventId);
   }
   projections.set(customerId, doc);
   return { projections, records, webhookEventIds };

@@ -1,4 +1,5 @@
 import type { DocumentSnapshot } from 'firebase-admin/firestore';
+import { directoryOf, webhookDirectoryRef } from '../webhooks/directory';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { actorDetails, CLI_ACTOR, type OperatorActor } from '../audit/operatorActor';
 import { DomainError } from '../errors/domain';
@@ -102,7 +103,8 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
     const all = [canonicalId, ...others];
     // Customers and their projections in one read: the projections order this merge after every
     // earlier entitlement change of each customer and carry their change sequences.
-    const [customerSnaps, projectionSnaps] = await readGroupsInTx(tx, all.map((c) => customerRef(scope, c)), all.map((c) => projectionRef(scope, c)));
+    const [customerSnaps, projectionSnaps, [directorySnap]] = await readGroupsInTx(tx, all.map((c) => customerRef(scope, c)), all.map((c) => projectionRef(scope, c)), [webhookDirectoryRef(scope)]);
+    const webhookDirectory = directoryOf(directorySnap);
     const customers = customerSnaps.map((s, i) => {
       const record = s.data() ?? null;
       if (!record || record.status !== 'active') throw new DomainError('conflict', `Customer ${all[i]} is no longer active (${record?.status ?? 'missing'}); it cannot be merged.`);
@@ -123,6 +125,7 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
       changes: moved,
       cause: { kind: 'operator', rail: 'manual', auditEventId, eventType: MERGE_EVENT_TYPE },
       now,
+      webhookDirectory,
     });
 
     const seen = new Set(canonical.identities.map((i) => identityDocId(i.kind, i.id)));
@@ -161,10 +164,10 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
       details: { conflictId: id, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, ...actorDetails(actor) },
     });
     const mergedEvent = customerMergedEvent(scope, { canonicalCustomerId: canonicalId, mergedCustomerIds: others, auditEventId, at: now });
-    appendWebhookEvent(tx, scope, mergedEvent);
+    const mergedNeedsFanOut = appendWebhookEvent(tx, scope, mergedEvent, webhookDirectory);
     return {
       report: { conflictId: id, decision: 'merged', canonicalCustomerId: canonicalId, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, auditEventId },
-      webhookEventIds: [mergedEvent.eventId, ...applied.webhookEventIds],
+      webhookEventIds: [...(mergedNeedsFanOut ? [mergedEvent.eventId] : []), ...applied.webhookEventIds],
     };
   });
 }

@@ -1,4 +1,5 @@
 import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
+import { directoryOf, webhookDirectoryRef, type WebhookDirectory } from '../webhooks/directory';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { catalogEntitlementRef, registerMissingKeys } from '../entitlements/catalog';
 import type { EntitlementCause } from '../entitlements/changeModel';
@@ -53,16 +54,17 @@ export interface RowEntitlementInput {
 export async function applyRowEntitlements(scope: EnvScope, input: RowEntitlementInput, now: number): Promise<RowEntitlementResult> {
   const { customerId, keys } = input;
   return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
-    const [[customer], [projection], grantSnaps] = await readGroupsInTx(
+    const [[customer], [projection], grantSnaps, [webhookDirectory]] = await readGroupsInTx(
       tx,
       [customerRef(scope, customerId)],
       [projectionRef(scope, customerId)],
       keys.map((key) => grantRef(scope, migrationGrantId(customerId, key))),
+      [webhookDirectoryRef(scope)],
     );
     if (!customer.exists) throw new Error(`migrated customer ${customerId} vanished before its entitlements were applied`);
     // Grants are written only with their projection (entitlements/writer.ts): no projection, no grants.
     const grants = projection.exists ? await readCustomerGrantsGuarded(scope, customerId) : [];
-    return decideRowKeys(tx, scope, input, { projection, grants, migrated: grantSnaps.map((s) => s.exists) }, now);
+    return decideRowKeys(tx, scope, input, { projection, grants, migrated: grantSnaps.map((s) => s.exists), webhookDirectory: directoryOf(webhookDirectory) }, now);
   }));
 }
 
@@ -74,7 +76,7 @@ export function decideRowKeys(
   tx: Transaction,
   scope: EnvScope,
   input: RowEntitlementInput,
-  state: { projection: DocumentSnapshot<ProjectionDoc>; grants: readonly GrantRecord[]; migrated: readonly boolean[] },
+  state: { projection: DocumentSnapshot<ProjectionDoc>; grants: readonly GrantRecord[]; migrated: readonly boolean[]; webhookDirectory: WebhookDirectory | null },
   now: number,
 ): RowEntitlementResult {
   const { customerId, keys } = input;
@@ -114,7 +116,7 @@ export function decideRowKeys(
   });
   let webhookEventIds: string[] = [];
   if (created.length > 0) {
-    ({ webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: state.projection, grants: state.grants }], changes: created, cause: (key) => causes.get(key)!, now }));
+    ({ webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: state.projection, grants: state.grants }], changes: created, cause: (key) => causes.get(key)!, now, webhookDirectory: state.webhookDirectory }));
   }
   return { outcomes, webhookEventIds };
 }

@@ -1,4 +1,5 @@
 import type { MigrationDeps } from './deps';
+import { directoryOf, webhookDirectoryRef } from '../webhooks/directory';
 import { projectionRef } from '../entitlements/projection';
 import { createFreshCustomer } from '../identity/freshCustomers';
 import { identityDocId, newCustomerId } from '../customers/model';
@@ -86,7 +87,8 @@ async function migrateChunk(deps: MigrationDeps, scope: EnvScope, chunk: readonl
     runIdentityTransaction(scope, async (tx) => {
       const customerIds = chunk.map(() => newCustomerId());
       const indexRefs = chunk.flatMap(({ row }) => row.hints.map((hint) => identityRef(scope, hint.kind, hint.id)));
-      const [snapshots, projections] = await readGroupsInTx(tx, indexRefs, customerIds.map((id) => projectionRef(scope, id)));
+      const [snapshots, projections, [webhookDirectory]] = await readGroupsInTx(tx, indexRefs, customerIds.map((id) => projectionRef(scope, id)), [webhookDirectoryRef(scope)]);
+      const directory = directoryOf(webhookDirectory);
       const out = new Map<number, RowResult>();
       const eventIds: string[] = [];
       let offset = 0;
@@ -99,7 +101,7 @@ async function migrateChunk(deps: MigrationDeps, scope: EnvScope, chunk: readonl
           tx,
           scope,
           { customerId, keys: row.assertedKeys, stripe, stripeProductsOf, requestId },
-          { projection: projections[i], grants: [], migrated: row.assertedKeys.map(() => false) },
+          { projection: projections[i], grants: [], migrated: row.assertedKeys.map(() => false), webhookDirectory: directory },
           now,
         );
         eventIds.push(...decided.webhookEventIds);

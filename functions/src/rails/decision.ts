@@ -12,6 +12,7 @@ import { transferBehaviorIn } from '../identity/transferPolicy';
 import { randomToken } from '../ids/random';
 import { subscriptionTransferredEvent } from '../webhooks/customerEvents';
 import { appendWebhookEvent } from '../webhooks/outbox';
+import { directoryOf, webhookDirectoryRef, type WebhookDirectory } from '../webhooks/directory';
 import type { CustomerRecord } from '../customers/model';
 import type { EnvScope } from '../store/scope';
 import { writeKeys, writeQueue } from '../store/writeQueue';
@@ -146,8 +147,8 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
     const subRef = input.subscriptionId ? subscriptionRef(scope, input.rail, input.subscriptionId) : null;
     const expected = input.customerId;
     const claimRefs = revenueClaimRefs(scope, input.revenue);
-    // One read for the event, the record, the expected customer with its projection, the revenue claims and the catalog entries.
-    const [[auditSnap], subSnaps, expectedCustomer, expectedProjection, claimSnaps, catalogSnaps] = await readGroupsInTx(
+    // One read for the event, the record, the expected customer with its projection, the revenue claims, the catalog entries and the webhook directory.
+    const [[auditSnap], subSnaps, expectedCustomer, expectedProjection, claimSnaps, catalogSnaps, [directorySnap]] = await readGroupsInTx(
       tx,
       [auditRef(scope, input.eventId)],
       subRef ? [subRef] : [],
@@ -155,7 +156,9 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
       expected ? [projectionRef(scope, expected)] : [],
       claimRefs,
       products.map((productId) => catalogProductRef(scope, input.rail, productId)),
+      [webhookDirectoryRef(scope)],
     );
+    const webhookDirectory = directoryOf(directorySnap);
     const expectedSnaps: CustomerSnaps | null = expected ? [expectedCustomer[0], expectedProjection[0]] : null;
     const current = subSnaps[0]?.data() ?? null;
     const catalogKeys = new Map(products.map((productId, i) => [productId, entitlementKeysOf(catalogSnaps[i])]));
@@ -192,11 +195,12 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
     if (customerId && projectionSnap) {
       const cause: EntitlementCause = { kind: 'rail', rail: input.rail, auditEventId: input.eventId, eventType: input.eventType, ...takenBack(snapshot.state) };
       const previous = transfer ? [{ customerId: transfer.fromCustomerId, projection: transfer.fromProjection, grants: fromGrants }] : [];
-      const applied = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: projectionSnap, grants }, ...previous], changes: changed, cause, now: input.now });
+      const applied = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: projectionSnap, grants }, ...previous], changes: changed, cause, now: input.now, webhookDirectory });
       projection = applied.projections.get(customerId)!;
       webhookEventIds = applied.webhookEventIds;
     }
-    if (transfer && customerId) webhookEventIds.push(journalTransfer(tx, input, transfer, customerId));
+    const transferEventId = transfer && customerId ? journalTransfer(tx, input, transfer, customerId, webhookDirectory) : null;
+    if (transferEventId) webhookEventIds.push(transferEventId);
     tx.set(subRef, subscriptionRecord(input, snapshot, current, customerId, grantedKeys));
 
     const decision = decideOutcome(snapshot, current, changed, customerId, grantedKeys);
@@ -278,9 +282,9 @@ const isGrantOf = (grant: GrantRecord, rail: CatalogRail, subscriptionId: string
 /**
  * One audit entry (`customer.subscription_transferred`, both customers named, the proving event
  * in its details) and its outbound webhook event, in the decision's transaction; returns the
- * webhook event id.
+ * webhook event id when the event needs its fan-out (null: the directory shows nobody subscribed).
  */
-function journalTransfer(tx: Transaction, input: RailDecisionInput, transfer: Transfer, toCustomerId: string): string {
+function journalTransfer(tx: Transaction, input: RailDecisionInput, transfer: Transfer, toCustomerId: string, webhookDirectory: WebhookDirectory | null): string | null {
   const auditEventId = `srv_transfer_${randomToken(24)}`;
   appendAudit(tx, input.scope, {
     eventId: auditEventId,
@@ -310,8 +314,7 @@ function journalTransfer(tx: Transaction, input: RailDecisionInput, transfer: Tr
     auditEventId,
     at: input.now,
   });
-  appendWebhookEvent(tx, input.scope, event);
-  return event.eventId;
+  return appendWebhookEvent(tx, input.scope, event, webhookDirectory) ? event.eventId : null;
 }
 
 async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: DocumentSnapshot<AuditEntry>, expected: string | null, expectedProjection: DocumentSnapshot<ProjectionDoc> | null): Promise<RailDecision> {

@@ -4,6 +4,7 @@ import type { EnvScope } from '../store/scope';
 import { readGroupsInTx } from '../store/converters';
 import { deliveryRef, MAX_KEPT_ATTEMPTS, type DeliveryAttempt, type DeliveryFailure, type DeliveryRecord } from './deliveryModel';
 import { DISABLE_AFTER_FAILING_MS, RETRY_WINDOW_MS, type DeliveryPolicy } from './deliveryPolicy';
+import { readForDirectory, type DirectoryRead } from './directory';
 import { disableEndpointForDelivery, endpointRef } from './endpoints';
 import { webhookLogs } from './logs';
 import type { WebhookEndpointRecord } from './model';
@@ -57,7 +58,10 @@ export async function recordOutcomes(scope: EnvScope, clock: Clock, policy: Deli
       made.map((m) => deliveryRef(scope, m.deliveryId)),
       made.map((m) => endpointRef(scope, m.endpointId)),
     );
-    return made.map((m, i) => recordOne(tx, scope, policy, m, deliveries[i].data(), endpoints[i].data(), now, effects[i]));
+    // An answer that disables its endpoint changes the partition's directory: read it (before any write) only then.
+    const disables = made.some((m, i) => disableReason(m, deliveries[i].data(), endpoints[i].data(), now) !== null);
+    const directory = disables ? await readForDirectory(tx, scope) : null;
+    return made.map((m, i) => recordOne(tx, scope, policy, m, deliveries[i].data(), endpoints[i].data(), now, effects[i], directory));
   });
   results.forEach((recorded, i) => {
     if (recorded === 'raced') return;
@@ -69,9 +73,31 @@ export async function recordOutcomes(scope: EnvScope, clock: Clock, policy: Deli
   return results;
 }
 
-function recordOne(tx: Transaction, scope: EnvScope, policy: DeliveryPolicy, made: MadeAttempt, current: DeliveryRecord | undefined, endpoint: WebhookEndpointRecord | undefined, now: number, effects: Effects): RecordResult {
+const isClaimed = (made: MadeAttempt, current: DeliveryRecord | undefined): current is DeliveryRecord =>
+  current !== undefined && current.state === 'pending' && current.inFlight?.attempt === made.attempt.attempt;
+
+/** Whether recording this answer disables its endpoint: a 410, or a failure 3 days into a run of failures. */
+function disableReason(made: MadeAttempt, current: DeliveryRecord | undefined, endpoint: WebhookEndpointRecord | undefined, now: number): 'gone' | 'failing' | null {
+  const { attempt } = made;
+  if (!isClaimed(made, current) || !endpoint || endpoint.disabled || attempt.error === null) return null;
+  if (attempt.error === 'gone') return 'gone';
+  return now - (endpoint.failingSince ?? attempt.at) >= DISABLE_AFTER_FAILING_MS ? 'failing' : null;
+}
+
+function recordOne(
+  tx: Transaction,
+  scope: EnvScope,
+  policy: DeliveryPolicy,
+  made: MadeAttempt,
+  current: DeliveryRecord | undefined,
+  endpoint: WebhookEndpointRecord | undefined,
+  now: number,
+  effects: Effects,
+  directory: DirectoryRead | null,
+): RecordResult {
   const { deliveryId, attempt } = made;
-  if (!current || current.state !== 'pending' || current.inFlight?.attempt !== attempt.attempt) return 'raced';
+  if (!isClaimed(made, current)) return 'raced';
+  const disable = disableReason(made, current, endpoint, now);
   const next: DeliveryRecord = { ...current, attempts: [...current.attempts, attempt].slice(-MAX_KEPT_ATTEMPTS), inFlight: null, nextRetryAt: null, updatedAt: now };
   let outcome: Recorded['outcome'];
   if (attempt.error === null) {
@@ -82,16 +108,16 @@ function recordOne(tx: Transaction, scope: EnvScope, policy: DeliveryPolicy, mad
     outcome = 'failed';
     effects.failures.push('endpoint_gone');
     Object.assign(next, { state: 'failed', failedAt: now, failure: 'endpoint_gone' });
-    if (endpoint && !endpoint.disabled) {
-      effects.disabled.push({ reason: 'gone', auditEventId: disableEndpointForDelivery(tx, scope, endpoint, 'gone', `HTTP 410 Gone answered delivery ${deliveryId}, attempt ${attempt.attempt}.`, now) });
+    if (disable === 'gone') {
+      effects.disabled.push({ reason: 'gone', auditEventId: disableEndpointForDelivery(tx, scope, directory!, endpoint!, 'gone', `HTTP 410 Gone answered delivery ${deliveryId}, attempt ${attempt.attempt}.`, now) });
     }
   } else {
     let endpointDisabled = Boolean(endpoint?.disabled);
     if (endpoint && !endpoint.disabled) {
       const failingSince = endpoint.failingSince ?? attempt.at;
-      if (now - failingSince >= DISABLE_AFTER_FAILING_MS) {
+      if (disable === 'failing') {
         const since = new Date(failingSince).toISOString();
-        effects.disabled.push({ reason: 'failing', auditEventId: disableEndpointForDelivery(tx, scope, endpoint, 'failing', `Every delivery attempt failed since ${since}.`, now) });
+        effects.disabled.push({ reason: 'failing', auditEventId: disableEndpointForDelivery(tx, scope, directory!, endpoint, 'failing', `Every delivery attempt failed since ${since}.`, now) });
         endpointDisabled = true;
       } else if (endpoint.failingSince == null) {
         tx.update(endpointRef(scope, endpoint.endpointId), { failingSince });

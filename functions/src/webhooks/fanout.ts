@@ -7,6 +7,7 @@ import { TEST_EVENT_TYPE, type WebhookEndpointRecord } from './model';
 import { outboxLogs } from './outboxLogs';
 import { webhookEventRef } from './outbox';
 import { endpointsCollection } from './endpoints';
+import { directoryOf, ensureDirectory, webhookDirectoryRef } from './directory';
 import { deliverFirstAttempts, enqueueDeliveryTask, type FanoutDeps, type FirstAttemptReport } from './firstAttempts';
 
 /**
@@ -52,13 +53,15 @@ async function markFannedOut(scope: EnvScope, event: WebhookEventRecord, targets
 export type FanoutOutcome = 'fanned_out' | 'already_fanned_out' | 'no_event';
 
 /**
- * The fan-out task: reads the event and lists the partition's endpoints concurrently, makes the
- * first attempt of each delivery itself (firstAttempts.ts), and marks the event fanned out only
- * once every delivery is finished or has its task — until then a crash is retried by the queue
- * or relayed. Nothing is done for an event that is gone or already fanned out.
+ * The fan-out task: reads the event (with the partition's directory) and lists the partition's
+ * endpoints concurrently, makes the first attempt of each delivery itself (firstAttempts.ts), and
+ * marks the event fanned out only once every delivery is finished or has its task — until then a
+ * crash is retried by the queue or relayed. Nothing is done for an event that is gone or already
+ * fanned out. In a partition with no directory yet, it then builds it (directory.ts), so that the
+ * partition's later events nobody is subscribed to skip their fan-out.
  */
 export async function fanOutEvent(scope: EnvScope, deps: FanoutDeps, eventId: string): Promise<FanoutOutcome> {
-  const [snapshot, endpoints] = await Promise.all([scope.get(webhookEventRef(scope, eventId)), listEndpoints(scope)]);
+  const [[snapshot, guard], endpoints] = await Promise.all([scope.getAll(webhookEventRef(scope, eventId), webhookDirectoryRef(scope)), listEndpoints(scope)]);
   // Not there: expired by its TTL, or the recording transaction never committed (an id is only ever written with its change).
   if (!snapshot.exists) return 'no_event';
   const event = snapshot.data()!;
@@ -66,7 +69,18 @@ export async function fanOutEvent(scope: EnvScope, deps: FanoutDeps, eventId: st
   const targets = endpointsFor(event, endpoints);
   const firstAttempts = await deliverFirstAttempts(scope, deps, event, targets);
   await markFannedOut(scope, event, targets.length, deps.clock.now(), firstAttempts);
+  if (directoryOf(guard) === null) await buildDirectory(scope, deps.clock.now());
   return 'fanned_out';
+}
+
+/** Best effort: the event is fanned out whatever happens here; a failure leaves the next fan-out to build it. */
+async function buildDirectory(scope: EnvScope, now: number): Promise<void> {
+  try {
+    const built = await ensureDirectory(scope, now);
+    if (built) outboxLogs.directoryBuilt(scope.projectId, scope.env, built.endpoints);
+  } catch (err) {
+    outboxLogs.directoryNotBuilt(scope.projectId, scope.env, err instanceof Error ? err.message : String(err));
+  }
 }
 
 /** The `webhookFanout` queue's handler: a malformed payload is dropped (retrying cannot fix it). */

@@ -40,7 +40,11 @@ export interface WebhookEndpointRecord {
 export type EndpointDisabledReason = 'operator' | 'gone' | 'failing';
 
 export const WEBHOOK_ENDPOINTS = 'webhookEndpoints';
-/** `webhookMeta/endpointCount`: written by every creation and enable so that concurrent ones conflict (the limit). */
+/**
+ * `webhookMeta/endpointCount`: the limit's guard and the partition's webhook directory
+ * (directory.ts), read and written by every endpoint change so that concurrent ones conflict.
+ * The id predates the directory and stays (stored documents).
+ */
 export const WEBHOOK_META = 'webhookMeta';
 export const ENDPOINT_COUNT_DOC = 'endpointCount';
 

@@ -2,6 +2,7 @@ import { Timestamp, type Transaction } from 'firebase-admin/firestore';
 import { DAY } from '../clock';
 import { toWireEnv, type Env } from '../store/env';
 import type { EnvScope } from '../store/scope';
+import { mayHaveTargets, type WebhookDirectory } from './directory';
 import { WEBHOOK_EVENTS, WEBHOOK_RECORD_RETENTION_DAYS, webhookEventConverter, type OutboundEventType, type WebhookEventRecord } from './eventModel';
 
 /**
@@ -39,8 +40,16 @@ export function outboxRecord(
  * Writes the event in the caller's transaction. `create()`: the id is derived from the change
  * (eventIds.ts), so an existing record means this change was recorded already, and the whole
  * transaction fails rather than reset that event's fan-out state.
+ *
+ * `directory`: the partition's webhook directory as the SAME transaction read it (directory.ts),
+ * or null when it was not read or does not exist (unknown). When it names no enabled endpoint
+ * subscribed to the type, the event is written already fanned out (`fannedOutAt` = its creation:
+ * nobody to send to, nothing for the relay) and false is returned: the caller enqueues no fan-out.
+ * Returns true when the event needs its fan-out task.
  */
-export function appendWebhookEvent(tx: Transaction, scope: EnvScope, record: WebhookEventRecord): void {
+export function appendWebhookEvent(tx: Transaction, scope: EnvScope, record: WebhookEventRecord, directory: WebhookDirectory | null = null): boolean {
   if (record.projectId !== scope.projectId || record.env !== scope.env) throw new Error(`webhook event ${record.eventId} is not of the scope's partition`);
-  tx.create(webhookEventRef(scope, record.eventId), record);
+  const needsFanOut = record.endpointId !== null || mayHaveTargets(directory, record.type);
+  tx.create(webhookEventRef(scope, record.eventId), needsFanOut ? record : { ...record, fannedOutAt: record.createdAt });
+  return needsFanOut;
 }
