@@ -205,6 +205,9 @@ describe('failed attempts', () => {
     expect(retry.options.scheduleDelaySeconds).toBe(30);
     expect(pending!.nextRetryAt).toBe(world.clock.now() + 30_000);
     expect((await endpointRecord(world.deps, projectId, 'test', endpointId)).failingSince).toBe(pending!.attempts[0].at);
+    // The run of failures is in the partition's directory too (the fan-out leaves failing endpoints to their task).
+    expect((await storedDirectory(world.deps.db, projectId, 'test'))![0].failingSince).toBe(pending!.attempts[0].at);
+    await expectDirectoryMatchesRecords(world.deps.db, projectId, 'test');
 
     await runAll();
     expect(receiver.requests.map((r) => r.headers['service-webhook-attempt'])).toEqual(['1', '2']);
@@ -213,6 +216,7 @@ describe('failed attempts', () => {
     expect(delivered!.attempts.map((a) => a.statusCode)).toEqual([500, 200]);
     // A success ends the endpoint's run of failures.
     expect((await endpointRecord(world.deps, projectId, 'test', endpointId)).failingSince).toBeNull();
+    await expectDirectoryMatchesRecords(world.deps.db, projectId, 'test');
   });
 
   it('record an attempt whose run died before recording it as interrupted, and go on with the next', async () => {

@@ -70,7 +70,7 @@ describe('the directory follows every endpoint change', () => {
     await check();
     await tessera(service, 'webhooks delete', { endpoint: revokes });
     await check();
-    expect(await storedDirectory(service.deps.db, p.projectId, 'test')).toEqual([{ endpointId: all, eventTypes: ['customer.erased'] }]);
+    expect(await storedDirectory(service.deps.db, p.projectId, 'test')).toEqual([expect.objectContaining({ endpointId: all, eventTypes: ['customer.erased'], url: 'https://93.184.215.14/hooks/moved', secret: expect.objectContaining({ generation: 2 }) })]);
     // The other environment's directory is its own: nothing was written there.
     expect(await storedDirectory(service.deps.db, p.projectId, 'live')).toBeNull();
   });

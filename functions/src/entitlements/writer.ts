@@ -10,6 +10,7 @@ import { isActiveAt, toPublicEntitlement } from './publicShape';
 import { classifyEntitlementChange, entitlementEventRecord, type EntitlementEventType } from './webhookEvents';
 import { appendWebhookEvent } from '../webhooks/outbox';
 import type { WebhookDirectory } from '../webhooks/directory';
+import type { WebhookFanout } from '../webhooks/dispatch';
 
 /**
  * The one writer of grants, projections and entitlement change records. Every path that changes
@@ -64,11 +65,12 @@ export interface AppliedChanges {
   /** The change records appended, in sequence order per customer. */
   records: EntitlementChange[];
   /**
-   * Ids of the webhook events written beside the records that need their fan-out: the caller
-   * enqueues it after the commit (webhooks/dispatch.ts). Events the directory showed nobody
-   * subscribed to are written already fanned out and are not listed.
+   * The webhook events written beside the records that need their fan-out (with what the
+   * directory said of their targets): the caller enqueues it after the commit
+   * (webhooks/dispatch.ts). Events the directory showed nobody subscribed to are written already
+   * fanned out and are not listed.
    */
-  webhookEventIds: string[];
+  webhookFanouts: WebhookFanout[];
 }
 
 /** Change record ids sort by sequence within a customer: `{customerId}:{sequence, 12 digits}`. */
@@ -94,7 +96,7 @@ export function applyGrantChanges(tx: Transaction, scope: EnvScope, input: Grant
 
   const projections = new Map<string, ProjectionDoc>();
   const records: EntitlementChange[] = [];
-  const webhookEventIds: string[] = [];
+  const webhookFanouts: WebhookFanout[] = [];
   for (const customer of input.customers) {
     const before = storedProjection(customer.projection);
     const touched = customer.grants.some((g) => changedIds.has(g.grantId)) || changes.some((g) => g.customerId === customer.customerId);
@@ -124,21 +126,20 @@ export function applyGrantChanges(tx: Transaction, scope: EnvScope, input: Grant
     for (const record of customerRecords) {
       tx.create(changeRecordRef(scope, record.customerId, record.sequence), record);
       const type = eventTypes.get(record.key);
-      const eventId = type ? appendEvent(tx, scope, record, type, input.webhookDirectory) : null;
-      if (eventId) webhookEventIds.push(eventId);
+      const fanout = type ? appendEvent(tx, scope, record, type, input.webhookDirectory) : null;
+      if (fanout) webhookFanouts.push(fanout);
     }
     projections.set(customer.customerId, doc);
     records.push(...customerRecords);
   }
   // The subscriber rollups move with the change records, in the same transaction.
   recordSubscriberChanges(tx, scope, records);
-  return { projections, records, webhookEventIds };
+  return { projections, records, webhookFanouts };
 }
 
-/** Writes the record's event; its id when it needs a fan-out, null when the directory shows nobody to send it to. */
-function appendEvent(tx: Transaction, scope: EnvScope, record: EntitlementChange, type: EntitlementEventType, directory: WebhookDirectory | null): string | null {
-  const event = entitlementEventRecord(record, type);
-  return appendWebhookEvent(tx, scope, event, directory) ? event.eventId : null;
+/** Writes the record's event; its fan-out, or null when the directory shows nobody to send it to. */
+function appendEvent(tx: Transaction, scope: EnvScope, record: EntitlementChange, type: EntitlementEventType, directory: WebhookDirectory | null): WebhookFanout | null {
+  return appendWebhookEvent(tx, scope, entitlementEventRecord(record, type), directory);
 }
 
 /**
@@ -211,7 +212,7 @@ export function recordExpiries(tx: Transaction, scope: EnvScope, input: Expiries
   const before = storedProjection(input.projection);
   const due = new Map(dueExpiries(before, now).map((e) => [e.key, e]));
   const records: EntitlementChange[] = [];
-  const webhookEventIds: string[] = [];
+  const webhookFanouts: WebhookFanout[] = [];
   let sequence = before?.changeSequence ?? 0;
   for (const [key, cause] of [...input.keys.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const entitlement = due.get(key);
@@ -227,18 +228,18 @@ export function recordExpiries(tx: Transaction, scope: EnvScope, input: Expiries
     );
   }
   const projections = new Map<string, ProjectionDoc>();
-  if (records.length === 0 || !before) return { projections, records, webhookEventIds };
+  if (records.length === 0 || !before) return { projections, records, webhookFanouts };
   const pending = { ...(before.pendingExpiries ?? {}) };
   for (const record of records) delete pending[record.key];
   const doc: ProjectionDoc = { ...before, updatedAt: now, changeSequence: sequence, ...expiryFields(pending), listFacets: listFacets(before.entitlements, now) };
   tx.set(scope.doc(PROJECTIONS, customerId), doc);
   for (const record of records) {
     tx.create(changeRecordRef(scope, customerId, record.sequence), record);
-    const eventId = appendEvent(tx, scope, record, 'entitlement.expired', input.webhookDirectory);
-    if (eventId) webhookEventIds.push(eventId);
+    const fanout = appendEvent(tx, scope, record, 'entitlement.expired', input.webhookDirectory);
+    if (fanout) webhookFanouts.push(fanout);
   }
   projections.set(customerId, doc);
-  return { projections, records, webhookEventIds };
+  return { projections, records, webhookFanouts };
 }
 
 /** The customer's grants after the change: its own with changes applied, plus grants moved to it. */

@@ -8,7 +8,7 @@ import { MERGE_EVENT_TYPE } from '../entitlements/changeModel';
 import { applyGrantChanges } from '../entitlements/writer';
 import { randomToken } from '../ids/random';
 import { customerMergedEvent } from '../webhooks/customerEvents';
-import { dispatchWebhookEvents } from '../webhooks/dispatch';
+import { dispatchWebhookEvents, type WebhookFanout } from '../webhooks/dispatch';
 import { appendWebhookEvent } from '../webhooks/outbox';
 import type { TaskQueue } from '../tasks/queue';
 import type { Env } from '../store/env';
@@ -88,14 +88,14 @@ export async function mergeConflict(scope: EnvScope, id: string, now: number, ac
   // Every customer of the conflict takes its turn with their other writers on this instance
   // (store/writeQueue.ts); the transaction below re-reads the conflict and decides.
   const named = openConflict(await scope.get(conflictRef(scope, id)), id);
-  const { report, webhookEventIds } = await inCustomerTurn(scope, [named.canonicalCustomerId, ...named.otherCustomerIds], () => mergeInTransaction(scope, id, now, actor));
+  const { report, webhookFanouts } = await inCustomerTurn(scope, [named.canonicalCustomerId, ...named.otherCustomerIds], () => mergeInTransaction(scope, id, now, actor));
   // With a task queue (the dashboard), the merge's webhook events fan out now; without one (the
   // CLI), the webhook relay fans them out from the outbox a minute later.
-  if (tasks) await dispatchWebhookEvents(tasks, scope, webhookEventIds);
+  if (tasks) await dispatchWebhookEvents(tasks, scope, webhookFanouts);
   return report;
 }
 
-function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: OperatorActor): Promise<{ report: MergeReport; webhookEventIds: string[] }> {
+function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: OperatorActor): Promise<{ report: MergeReport; webhookFanouts: WebhookFanout[] }> {
   return runIdentityTransaction(scope, async (tx) => {
     const conflict = openConflict(await tx.get(conflictRef(scope, id)), id);
     const canonicalId = conflict.canonicalCustomerId;
@@ -164,10 +164,10 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
       details: { conflictId: id, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, ...actorDetails(actor) },
     });
     const mergedEvent = customerMergedEvent(scope, { canonicalCustomerId: canonicalId, mergedCustomerIds: others, auditEventId, at: now });
-    const mergedNeedsFanOut = appendWebhookEvent(tx, scope, mergedEvent, webhookDirectory);
+    const mergedFanout = appendWebhookEvent(tx, scope, mergedEvent, webhookDirectory);
     return {
       report: { conflictId: id, decision: 'merged', canonicalCustomerId: canonicalId, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, auditEventId },
-      webhookEventIds: [...(mergedNeedsFanOut ? [mergedEvent.eventId] : []), ...applied.webhookEventIds],
+      webhookFanouts: [...(mergedFanout ? [mergedFanout] : []), ...applied.webhookFanouts],
     };
   });
 }

@@ -1,4 +1,5 @@
 import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
+import type { WebhookFanout } from '../webhooks/dispatch';
 import { directoryOf, webhookDirectoryRef, type WebhookDirectory } from '../webhooks/directory';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { catalogEntitlementRef, registerMissingKeys } from '../entitlements/catalog';
@@ -29,7 +30,7 @@ export type KeyOutcome = GateOutcome | 'already_migrated';
 export interface RowEntitlementResult {
   outcomes: { key: string; outcome: KeyOutcome; reason: string }[];
   /** Webhook events recorded with the row's grants, to fan out once committed. */
-  webhookEventIds: string[];
+  webhookFanouts: WebhookFanout[];
 }
 
 export const MIGRATION_PRODUCT_ID = 'migration';
@@ -114,11 +115,11 @@ export function decideRowKeys(
       details: { surface: 'migration', requestId: input.requestId, entitlementKey: key },
     });
   });
-  let webhookEventIds: string[] = [];
+  let webhookFanouts: WebhookFanout[] = [];
   if (created.length > 0) {
-    ({ webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: state.projection, grants: state.grants }], changes: created, cause: (key) => causes.get(key)!, now, webhookDirectory: state.webhookDirectory }));
+    ({ webhookFanouts } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: state.projection, grants: state.grants }], changes: created, cause: (key) => causes.get(key)!, now, webhookDirectory: state.webhookDirectory }));
   }
-  return { outcomes, webhookEventIds };
+  return { outcomes, webhookFanouts };
 }
 
 /** Keys per catalog transaction: well under a transaction's 500 writes. */

@@ -17,7 +17,7 @@ import type { CustomerRecord } from '../customers/model';
 import type { EnvScope } from '../store/scope';
 import { writeKeys, writeQueue } from '../store/writeQueue';
 import type { TaskQueue } from '../tasks/queue';
-import { dispatchWebhookEvents } from '../webhooks/dispatch';
+import { dispatchWebhookEvents, type WebhookFanout } from '../webhooks/dispatch';
 import type { RevenueFact } from '../store/rollups/revenueFacts';
 import { recordRevenue, revenueClaimRefs } from '../store/rollups/revenueRollup';
 import { projectionVersionOf, readGrantsAhead, type GrantsReadAhead } from './grantsReadAhead';
@@ -91,8 +91,8 @@ export interface RailDecision {
   toState: string | null;
   /** The customer's projection after the decision (null without a customer). */
   projection: ProjectionDoc | null;
-  /** Webhook events recorded with the decision (already dispatched by `decideRailEvent`). */
-  webhookEventIds: string[];
+  /** Fan-outs of the webhook events recorded with the decision (already dispatched by `decideRailEvent`). */
+  webhookFanouts: WebhookFanout[];
   /** Set when this decision moved the subscription from another customer (audited, webhook sent). */
   transferredFrom?: string;
 }
@@ -118,7 +118,7 @@ export async function decideRailEvent(input: RailDecisionInput): Promise<RailDec
   if (input.subscriptionId) keys.push(writeKeys.subscription(scope, subscriptionDocId(input.rail, input.subscriptionId)));
   if (input.customerId) keys.push(writeKeys.customer(scope, input.customerId));
   const decision = await writeQueue.run(keys, async () => decideInTransaction(input, await grantsAheadOf(input)));
-  await dispatchWebhookEvents(input.tasks, scope, decision.webhookEventIds);
+  await dispatchWebhookEvents(input.tasks, scope, decision.webhookFanouts);
   return decision;
 }
 
@@ -174,7 +174,7 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
       // Nothing to apply: the record keeps its owner, whoever presented it.
       const keptOwner = transfer ? transfer.fromCustomerId : customerId;
       const keptProjection = transfer ? transfer.fromProjection : projectionSnap;
-      const outcome: RailDecision = { duplicate: false, decision: 'no_op', reason, customerId: keptOwner, fromState, toState: fromState, projection: storedProjection(keptProjection), webhookEventIds: [] };
+      const outcome: RailDecision = { duplicate: false, decision: 'no_op', reason, customerId: keptOwner, fromState, toState: fromState, projection: storedProjection(keptProjection), webhookFanouts: [] };
       record(tx, input, outcome, claimSnaps);
       return outcome;
     }
@@ -191,20 +191,20 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
     const changed = [...new Map([...moved, ...decided].map((g) => [g.grantId, g])).values()];
     const grantedKeys = [...new Set(keysByProduct.flat())].sort();
     let projection: ProjectionDoc | null = null;
-    let webhookEventIds: string[] = [];
+    let webhookFanouts: WebhookFanout[] = [];
     if (customerId && projectionSnap) {
       const cause: EntitlementCause = { kind: 'rail', rail: input.rail, auditEventId: input.eventId, eventType: input.eventType, ...takenBack(snapshot.state) };
       const previous = transfer ? [{ customerId: transfer.fromCustomerId, projection: transfer.fromProjection, grants: fromGrants }] : [];
       const applied = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: projectionSnap, grants }, ...previous], changes: changed, cause, now: input.now, webhookDirectory });
       projection = applied.projections.get(customerId)!;
-      webhookEventIds = applied.webhookEventIds;
+      webhookFanouts = applied.webhookFanouts;
     }
-    const transferEventId = transfer && customerId ? journalTransfer(tx, input, transfer, customerId, webhookDirectory) : null;
-    if (transferEventId) webhookEventIds.push(transferEventId);
+    const transferFanout = transfer && customerId ? journalTransfer(tx, input, transfer, customerId, webhookDirectory) : null;
+    if (transferFanout) webhookFanouts.push(transferFanout);
     tx.set(subRef, subscriptionRecord(input, snapshot, current, customerId, grantedKeys));
 
     const decision = decideOutcome(snapshot, current, changed, customerId, grantedKeys);
-    const outcome: RailDecision = { duplicate: false, ...decision, customerId, fromState, toState: snapshot.state, projection, webhookEventIds, ...(transfer ? { transferredFrom: transfer.fromCustomerId } : {}) };
+    const outcome: RailDecision = { duplicate: false, ...decision, customerId, fromState, toState: snapshot.state, projection, webhookFanouts, ...(transfer ? { transferredFrom: transfer.fromCustomerId } : {}) };
     record(tx, input, outcome, claimSnaps, { productIds: snapshot.productIds, entitlementKeys: grantedKeys, ...(transfer ? { transferredFrom: transfer.fromCustomerId, transferReason: transfer.reason } : {}) });
     return outcome;
   });
@@ -282,9 +282,9 @@ const isGrantOf = (grant: GrantRecord, rail: CatalogRail, subscriptionId: string
 /**
  * One audit entry (`customer.subscription_transferred`, both customers named, the proving event
  * in its details) and its outbound webhook event, in the decision's transaction; returns the
- * webhook event id when the event needs its fan-out (null: the directory shows nobody subscribed).
+ * webhook event's fan-out (null: the directory shows nobody subscribed).
  */
-function journalTransfer(tx: Transaction, input: RailDecisionInput, transfer: Transfer, toCustomerId: string, webhookDirectory: WebhookDirectory | null): string | null {
+function journalTransfer(tx: Transaction, input: RailDecisionInput, transfer: Transfer, toCustomerId: string, webhookDirectory: WebhookDirectory | null): WebhookFanout | null {
   const auditEventId = `srv_transfer_${randomToken(24)}`;
   appendAudit(tx, input.scope, {
     eventId: auditEventId,
@@ -314,7 +314,7 @@ function journalTransfer(tx: Transaction, input: RailDecisionInput, transfer: Tr
     auditEventId,
     at: input.now,
   });
-  return appendWebhookEvent(tx, input.scope, event, webhookDirectory) ? event.eventId : null;
+  return appendWebhookEvent(tx, input.scope, event, webhookDirectory);
 }
 
 async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: DocumentSnapshot<AuditEntry>, expected: string | null, expectedProjection: DocumentSnapshot<ProjectionDoc> | null): Promise<RailDecision> {
@@ -330,7 +330,7 @@ async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: Document
     fromState: entry.fromState,
     toState: entry.toState,
     projection: storedProjection(projectionSnap),
-    webhookEventIds: [],
+    webhookFanouts: [],
   };
 }
 

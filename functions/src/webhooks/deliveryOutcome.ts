@@ -4,7 +4,7 @@ import type { EnvScope } from '../store/scope';
 import { readGroupsInTx } from '../store/converters';
 import { deliveryRef, MAX_KEPT_ATTEMPTS, type DeliveryAttempt, type DeliveryFailure, type DeliveryRecord } from './deliveryModel';
 import { DISABLE_AFTER_FAILING_MS, RETRY_WINDOW_MS, type DeliveryPolicy } from './deliveryPolicy';
-import { readForDirectory, type DirectoryRead } from './directory';
+import { readForDirectory, writeDirectory } from './directory';
 import { disableEndpointForDelivery, endpointRef } from './endpoints';
 import { webhookLogs } from './logs';
 import type { WebhookEndpointRecord } from './model';
@@ -58,10 +58,13 @@ export async function recordOutcomes(scope: EnvScope, clock: Clock, policy: Deli
       made.map((m) => deliveryRef(scope, m.deliveryId)),
       made.map((m) => endpointRef(scope, m.endpointId)),
     );
-    // An answer that disables its endpoint changes the partition's directory: read it (before any write) only then.
-    const disables = made.some((m, i) => disableReason(m, deliveries[i].data(), endpoints[i].data(), now) !== null);
-    const directory = disables ? await readForDirectory(tx, scope) : null;
-    return made.map((m, i) => recordOne(tx, scope, policy, m, deliveries[i].data(), endpoints[i].data(), now, effects[i], directory));
+    const transitions = made.map((m, i) => endpointTransition(m, deliveries[i].data(), endpoints[i].data(), now));
+    // An answer that changes its endpoint (disabled, failing or not) changes the partition's directory: read it (before any write) only then.
+    const directory = transitions.some((t) => t !== null) ? await readForDirectory(tx, scope) : null;
+    const changed: WebhookEndpointRecord[] = [];
+    const recorded = made.map((m, i) => recordOne(tx, scope, policy, m, deliveries[i].data(), endpoints[i].data(), transitions[i], now, effects[i], changed));
+    if (directory) writeDirectory(tx, scope, directory, { changed }, now);
+    return recorded;
   });
   results.forEach((recorded, i) => {
     if (recorded === 'raced') return;
@@ -76,12 +79,18 @@ export async function recordOutcomes(scope: EnvScope, clock: Clock, policy: Deli
 const isClaimed = (made: MadeAttempt, current: DeliveryRecord | undefined): current is DeliveryRecord =>
   current !== undefined && current.state === 'pending' && current.inFlight?.attempt === made.attempt.attempt;
 
-/** Whether recording this answer disables its endpoint: a 410, or a failure 3 days into a run of failures. */
-function disableReason(made: MadeAttempt, current: DeliveryRecord | undefined, endpoint: WebhookEndpointRecord | undefined, now: number): 'gone' | 'failing' | null {
+/** What recording this answer does to its endpoint: disables it (a 410, or 3 days of failures), or starts or ends its run of failures. */
+type EndpointTransition = { disable: 'gone' | 'failing'; failingSince: number | null } | { failingSince: number | null } | null;
+
+function endpointTransition(made: MadeAttempt, current: DeliveryRecord | undefined, endpoint: WebhookEndpointRecord | undefined, now: number): EndpointTransition {
   const { attempt } = made;
-  if (!isClaimed(made, current) || !endpoint || endpoint.disabled || attempt.error === null) return null;
-  if (attempt.error === 'gone') return 'gone';
-  return now - (endpoint.failingSince ?? attempt.at) >= DISABLE_AFTER_FAILING_MS ? 'failing' : null;
+  if (!isClaimed(made, current) || !endpoint) return null;
+  if (attempt.error === null) return endpoint.failingSince != null ? { failingSince: null } : null;
+  if (endpoint.disabled) return null;
+  if (attempt.error === 'gone') return { disable: 'gone', failingSince: endpoint.failingSince ?? null };
+  const failingSince = endpoint.failingSince ?? attempt.at;
+  if (now - failingSince >= DISABLE_AFTER_FAILING_MS) return { disable: 'failing', failingSince };
+  return endpoint.failingSince == null ? { failingSince } : null;
 }
 
 function recordOne(
@@ -91,38 +100,37 @@ function recordOne(
   made: MadeAttempt,
   current: DeliveryRecord | undefined,
   endpoint: WebhookEndpointRecord | undefined,
+  transition: EndpointTransition,
   now: number,
   effects: Effects,
-  directory: DirectoryRead | null,
+  changed: WebhookEndpointRecord[],
 ): RecordResult {
   const { deliveryId, attempt } = made;
   if (!isClaimed(made, current)) return 'raced';
-  const disable = disableReason(made, current, endpoint, now);
   const next: DeliveryRecord = { ...current, attempts: [...current.attempts, attempt].slice(-MAX_KEPT_ATTEMPTS), inFlight: null, nextRetryAt: null, updatedAt: now };
+  let endpointDisabled = Boolean(endpoint?.disabled);
+  if (endpoint && transition && 'disable' in transition) {
+    const note =
+      transition.disable === 'gone'
+        ? `HTTP 410 Gone answered delivery ${deliveryId}, attempt ${attempt.attempt}.`
+        : `Every delivery attempt failed since ${new Date(transition.failingSince!).toISOString()}.`;
+    const disabled = disableEndpointForDelivery(tx, scope, endpoint, transition.disable, note, now);
+    effects.disabled.push({ reason: transition.disable, auditEventId: disabled.auditEventId });
+    changed.push(disabled.record);
+    endpointDisabled = true;
+  } else if (endpoint && transition) {
+    tx.update(endpointRef(scope, endpoint.endpointId), { failingSince: transition.failingSince });
+    changed.push({ ...endpoint, failingSince: transition.failingSince });
+  }
   let outcome: Recorded['outcome'];
   if (attempt.error === null) {
     outcome = 'delivered';
     Object.assign(next, { state: 'delivered', deliveredAt: now });
-    if (endpoint?.failingSince != null) tx.update(endpointRef(scope, endpoint.endpointId), { failingSince: null });
   } else if (attempt.error === 'gone') {
     outcome = 'failed';
     effects.failures.push('endpoint_gone');
     Object.assign(next, { state: 'failed', failedAt: now, failure: 'endpoint_gone' });
-    if (disable === 'gone') {
-      effects.disabled.push({ reason: 'gone', auditEventId: disableEndpointForDelivery(tx, scope, directory!, endpoint!, 'gone', `HTTP 410 Gone answered delivery ${deliveryId}, attempt ${attempt.attempt}.`, now) });
-    }
   } else {
-    let endpointDisabled = Boolean(endpoint?.disabled);
-    if (endpoint && !endpoint.disabled) {
-      const failingSince = endpoint.failingSince ?? attempt.at;
-      if (disable === 'failing') {
-        const since = new Date(failingSince).toISOString();
-        effects.disabled.push({ reason: 'failing', auditEventId: disableEndpointForDelivery(tx, scope, directory!, endpoint, 'failing', `Every delivery attempt failed since ${since}.`, now) });
-        endpointDisabled = true;
-      } else if (endpoint.failingSince == null) {
-        tx.update(endpointRef(scope, endpoint.endpointId), { failingSince });
-      }
-    }
     const retryAt = now + retryDelayAfter(policy, current, attempt.attempt) * 1000;
     const exhausted = attempt.attempt >= policy.maxAttempts || retryAt >= next.firstAttemptAt! + RETRY_WINDOW_MS;
     if (exhausted || endpointDisabled) {

@@ -10,10 +10,10 @@ import type { OutboundEventType } from './eventModel';
  * and writes it). A change's transaction reads it beside its own first read, so an event nobody
  * is subscribed to is written already fanned out and gets no fan-out task.
  *
- * Kept exact by construction: every transaction that creates, updates, disables, enables or
- * deletes an endpoint (the delivery's automatic disable included) reads the guard document and
- * the partition's enabled endpoints and writes the directory rebuilt from that listing with its
- * own change applied. Those transactions and every change's transaction meet on this one
+ * Kept exact by construction: every transaction that creates, updates, disables, enables,
+ * deletes an endpoint or rotates its secret (the delivery's automatic disable and its
+ * `failingSince` transitions included) reads the guard document and the partition's enabled
+ * endpoints and writes the directory rebuilt from that listing with its own change applied. Those transactions and every change's transaction meet on this one
  * document, so a change that commits after an endpoint's creation sees it (serializable), and
  * one that read the directory before blocks (or retries) the creation until it commits.
  *
@@ -22,10 +22,17 @@ import type { OutboundEventType } from './eventModel';
  * (`ensureDirectory`) in a transaction of the same kind.
  */
 
-/** An enabled endpoint as the fan-out chooses targets: its id and types (empty: every type). */
+/**
+ * An enabled endpoint as the fan-out needs it to choose targets and make their first attempts
+ * (its types, empty: every type; where to send; whether it is failing; which secrets sign).
+ */
 export interface DirectoryEntry {
   endpointId: string;
   eventTypes: WebhookEventType[];
+  url: string;
+  failingSince: number | null;
+  secret: { ref: string; generation: number };
+  previousSecret: { ref: string; generation: number; expiresAt: number } | null;
 }
 
 export interface WebhookDirectory {
@@ -56,7 +63,7 @@ export function directoryOf(snapshot: DocumentSnapshot<GuardDoc>): WebhookDirect
  */
 export function mayHaveTargets(directory: WebhookDirectory | null, type: OutboundEventType): boolean {
   if (directory === null || type === TEST_EVENT_TYPE) return true;
-  return directory.endpoints.some((e) => e.eventTypes.length === 0 || (e.eventTypes as string[]).includes(type));
+  return subscribedEntries(directory, type).length > 0;
 }
 
 /** What an endpoint transaction read for the directory, before its writes. */
@@ -85,10 +92,27 @@ export function writeDirectory(tx: Transaction, scope: EnvScope, read: Directory
   for (const id of change.removed ?? []) byId.delete(id);
   const endpoints = [...byId.values()]
     .filter((e) => e.disabled === null)
-    .map((e) => ({ endpointId: e.endpointId, eventTypes: [...e.eventTypes] }))
+    .map(directoryEntry)
     .sort((a, b) => a.endpointId.localeCompare(b.endpointId));
   const doc: GuardDoc = { updatedAt: now, directory: { endpoints, builtAt: now } };
   tx.set(webhookDirectoryRef(scope), doc);
+}
+
+export function directoryEntry(record: WebhookEndpointRecord): DirectoryEntry {
+  const { endpointId, url, secret, previousSecret } = record;
+  return {
+    endpointId,
+    eventTypes: [...record.eventTypes],
+    url,
+    failingSince: record.failingSince ?? null,
+    secret: { ref: secret.ref, generation: secret.generation },
+    previousSecret: previousSecret ? { ref: previousSecret.ref, generation: previousSecret.generation, expiresAt: previousSecret.expiresAt } : null,
+  };
+}
+
+/** The directory's entries an event of `type` goes to (enabled by construction, subscribed to the type). */
+export function subscribedEntries(directory: WebhookDirectory, type: OutboundEventType): DirectoryEntry[] {
+  return directory.endpoints.filter((e) => e.eventTypes.length === 0 || (e.eventTypes as string[]).includes(type));
 }
 
 /**

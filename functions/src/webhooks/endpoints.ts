@@ -7,7 +7,7 @@ import type { SecretWriter } from '../secrets/writer';
 import type { EnvScope } from '../store/scope';
 import { retryingTransaction } from '../store/transactionRetry';
 import { checkDestination, type Lookup } from './destination';
-import { readForDirectory, writeDirectory, type DirectoryRead } from './directory';
+import { readForDirectory, writeDirectory } from './directory';
 import {
   MAX_ENDPOINTS_PER_PARTITION,
   TEST_EVENT_TYPE,
@@ -309,18 +309,16 @@ export async function disableEndpoint(scope: EnvScope, endpointId: string, note:
 
 /**
  * Disables an endpoint on the delivery's word, inside the delivery's transaction (which has read
- * `current` and, before its writes, `directory` in it): `gone` after a 410, `failing` after 3
- * days of failed attempts. Audited like an operator's disable; returns the audit entry's id.
- * `directory` is the transaction's directory read with any endpoint it disabled already applied;
- * this disable is added to it, and the directory written again (the last write wins).
+ * `current` in it, and writes the partition's directory with the returned record):
+ * `gone` after a 410, `failing` after 3 days of failed attempts. Audited like an operator's
+ * disable; returns the audit entry's id and the record as disabled.
  */
-export function disableEndpointForDelivery(tx: Transaction, scope: EnvScope, directory: DirectoryRead, current: WebhookEndpointRecord, reason: 'gone' | 'failing', note: string, now: number): string {
+export function disableEndpointForDelivery(tx: Transaction, scope: EnvScope, current: WebhookEndpointRecord, reason: 'gone' | 'failing', note: string, now: number): { auditEventId: string; record: WebhookEndpointRecord } {
   const record: WebhookEndpointRecord = { ...current, disabled: { reason, note, at: now }, updatedAt: now };
   tx.update(endpointRef(scope, current.endpointId), { disabled: record.disabled, updatedAt: now });
-  directory.enabled = directory.enabled.filter((e) => e.endpointId !== current.endpointId);
-  writeDirectory(tx, scope, directory, {}, now);
   const why = reason === 'gone' ? 'its receiver answered 410 Gone' : 'every delivery attempt failed for 3 days';
-  return auditEndpointChange(tx, scope, { now, surface: DELIVERY_SURFACE }, 'disabled', record, 'enabled', `Webhook endpoint ${current.endpointId} disabled: ${why}.`, { disabledReason: reason, note, failingSince: current.failingSince ?? null });
+  const auditEventId = auditEndpointChange(tx, scope, { now, surface: DELIVERY_SURFACE }, 'disabled', record, 'enabled', `Webhook endpoint ${current.endpointId} disabled: ${why}.`, { disabledReason: reason, note, failingSince: current.failingSince ?? null });
+  return { auditEventId, record };
 }
 
 /** Resumes deliveries to a disabled endpoint; refused when the partition already has MAX_ENDPOINTS_PER_PARTITION enabled ones. */
@@ -361,6 +359,7 @@ export async function rotateEndpointSecret(scope: EnvScope, endpointId: string, 
       const current = await readEndpointOrRefusal(tx, scope, endpointId);
       if (current instanceof Refusal) return current;
       if (current.secret.generation + 1 !== generation) return new Refusal(new DomainError('conflict', `The secret of webhook endpoint ${endpointId} was rotated meanwhile; try again.`));
+      const directory = await readForDirectory(tx, scope);
       const expiresAt = deps.now + graceMs;
       const record: WebhookEndpointRecord = {
         ...current,
@@ -371,6 +370,7 @@ export async function rotateEndpointSecret(scope: EnvScope, endpointId: string, 
         updatedAt: deps.now,
       };
       tx.update(endpointRef(scope, endpointId), { secret: record.secret, previousSecret: record.previousSecret, previousSecretRetiresAt: expiresAt, updatedAt: deps.now });
+      writeDirectory(tx, scope, directory, { changed: [record] }, deps.now);
       const from = current.disabled ? 'disabled' : 'enabled';
       const auditEventId = auditEndpointChange(tx, scope, deps, 'secret_rotated', record, from, `Operator rotated the signing secret of webhook endpoint ${endpointId}.`, { graceMs, previousSecretExpiresAt: expiresAt });
       // A previous secret not yet deleted (its grace may still run) is displaced by this one.

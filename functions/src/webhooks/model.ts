@@ -37,6 +37,15 @@ export interface WebhookEndpointRecord {
   previousSecretRetiresAt?: number | null;
 }
 
+/**
+ * What an attempt needs of its endpoint: where to send, which secrets sign, whether it is
+ * disabled or failing. A stored record is one; so is a directory entry with its partition
+ * (the fan-out's snapshot, directory.ts).
+ */
+export type DeliveryTarget = Pick<WebhookEndpointRecord, 'endpointId' | 'projectId' | 'env' | 'url' | 'disabled' | 'failingSince' | 'previousSecret'> & {
+  secret: Pick<WebhookEndpointRecord['secret'], 'ref' | 'generation'>;
+};
+
 export type EndpointDisabledReason = 'operator' | 'gone' | 'failing';
 
 export const WEBHOOK_ENDPOINTS = 'webhookEndpoints';

@@ -10,13 +10,20 @@ export async function storedDirectory(db: Firestore, projectId: string, env: Env
   return directoryOf(await webhookDirectoryRef(scope).get())?.endpoints ?? null;
 }
 
-/** What the directory must say, from the endpoint records themselves: every enabled one with its types. */
+/** What the directory must say, from the endpoint records themselves: every enabled one with what its attempts need. */
 export async function enabledFromRecords(db: Firestore, projectId: string, env: Env): Promise<DirectoryEntry[]> {
   const scope = new EnvScope(db, projectId, env);
   const records = (await scope.collection(WEBHOOK_ENDPOINTS).get()).docs.map((d) => d.data() as WebhookEndpointRecord);
   return records
     .filter((r) => r.disabled === null)
-    .map((r) => ({ endpointId: r.endpointId, eventTypes: r.eventTypes }))
+    .map((r) => ({
+      endpointId: r.endpointId,
+      eventTypes: r.eventTypes,
+      url: r.url,
+      failingSince: r.failingSince ?? null,
+      secret: { ref: r.secret.ref, generation: r.secret.generation },
+      previousSecret: r.previousSecret ? { ref: r.previousSecret.ref, generation: r.previousSecret.generation, expiresAt: r.previousSecret.expiresAt } : null,
+    }))
     .sort((a, b) => a.endpointId.localeCompare(b.endpointId));
 }
 
