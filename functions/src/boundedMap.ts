@@ -7,7 +7,11 @@
 export class BoundedMap<K, V> {
   private readonly entries = new Map<K, V>();
 
-  constructor(readonly limit: number) {
+  /** `onEvict` is told of each entry the limit pushes out (not of `delete` or `clear`), to release what it holds. */
+  constructor(
+    readonly limit: number,
+    private readonly onEvict?: (key: K, value: V) => void,
+  ) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`BoundedMap limit must be a positive integer, got ${limit}`);
   }
 
@@ -19,7 +23,10 @@ export class BoundedMap<K, V> {
   set(key: K, value: V): void {
     this.entries.delete(key); // re-insert: Map order is write order, which decides eviction
     this.entries.set(key, value);
-    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value as K);
+    if (this.entries.size <= this.limit) return;
+    const [oldestKey, oldestValue] = this.entries.entries().next().value as [K, V];
+    this.entries.delete(oldestKey);
+    this.onEvict?.(oldestKey, oldestValue);
   }
 
   delete(key: K): boolean {

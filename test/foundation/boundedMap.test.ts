@@ -32,6 +32,21 @@ describe('BoundedMap', () => {
     expect(map.get(9_899)).toBeUndefined();
   });
 
+  it('tells onEvict of each entry the limit pushes out, and of nothing else', () => {
+    const evicted: [string, number][] = [];
+    const map = new BoundedMap<string, number>(2, (key, value) => evicted.push([key, value]));
+    map.set('a', 1);
+    map.set('b', 2);
+    map.set('a', 10); // a re-write of a held key evicts nothing
+    map.delete('b'); // neither does a delete
+    map.set('c', 3);
+    expect(evicted).toEqual([]);
+    map.set('d', 4);
+    expect(evicted).toEqual([['a', 10]]);
+    map.clear();
+    expect(evicted).toEqual([['a', 10]]);
+  });
+
   it('deletes and clears', () => {
     const map = new BoundedMap<string, number>(2);
     map.set('a', 1);

@@ -13,7 +13,7 @@ import { BoundedMap } from '../boundedMap';
  * refused before any agent is used. No connection carries two endpoints' deliveries.
  */
 
-/** Agents kept at most (the least recently used dropped first: its idle connections close after IDLE_SOCKET_MS). */
+/** Agents kept at most (the least recently used is retired first: `retireAgent`). */
 const MAX_AGENTS = 256;
 /** Idle connections kept per agent. */
 const MAX_IDLE_SOCKETS = 4;
@@ -29,8 +29,22 @@ export function pinnedLookup(address: string): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-class DestinationConnections {
-  private readonly agents = new BoundedMap<string, http.Agent>(MAX_AGENTS);
+/**
+ * Closes an agent the bound pushed out: its idle connections now, each busy one as its attempt
+ * ends (an agent keeps no free socket past `maxFreeSockets`), so a flood of endpoints cannot hold
+ * connections open beyond the bound. Attempts in flight on it finish undisturbed.
+ */
+export function retireAgent(agent: http.Agent): void {
+  agent.maxFreeSockets = 0;
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+}
+
+export class DestinationConnections {
+  private readonly agents: BoundedMap<string, http.Agent>;
+
+  constructor(maxAgents = MAX_AGENTS) {
+    this.agents = new BoundedMap(maxAgents, (_key, agent) => retireAgent(agent));
+  }
 
   /** The agent for deliveries of `endpointId` to `url`'s origin at the checked `address`. */
   agentFor(endpointId: string, url: URL, address: string): http.Agent {
