@@ -22,14 +22,18 @@ import { expectError, seedProject } from '../support/harness';
 
 let world: RailsWorld;
 let fullChecks: jest.SpyInstance;
+/** The library's own `verifyJWT` (certificates parsed, the leaf key exported and imported again): only a JWS whose chain is not known yet, or that the fast path refused, runs it. */
+let libraryJwsChecks: jest.SpyInstance;
 beforeAll(async () => {
   world = await createRailsWorld();
 });
 beforeEach(() => {
   fullChecks = jest.spyOn(SignedDataVerifier.prototype as unknown as { verifyCertificateChainWithoutCaching: () => Promise<unknown> }, 'verifyCertificateChainWithoutCaching');
+  libraryJwsChecks = jest.spyOn(SignedDataVerifier.prototype as unknown as { verifyJWT: () => Promise<unknown> }, 'verifyJWT');
 });
 afterEach(() => {
   fullChecks.mockRestore();
+  libraryJwsChecks.mockRestore();
 });
 afterAll(async () => {
   await world.stop();
@@ -89,6 +93,49 @@ describe('App Store chain verification: once per distinct chain', () => {
     const second = await postTo(projectId, notification(chain, chain.certificates).signedPayload);
     expect(second.body).toMatchObject({ decision: 'applied', duplicate: false });
     expect(fullChecks).toHaveBeenCalledTimes(1);
+    // Of the six JWS, only the first went through the library's verifyJWT; the chain known, the rest were checked by its key alone.
+    expect(libraryJwsChecks).toHaveBeenCalledTimes(1);
+  });
+
+  it('under a known chain, a JWS the library would refuse is refused: tampered payload, another alg, an expired exp, a truncated signature', async () => {
+    const chain = new AppleChain();
+    const projectId = await projectTrusting(chain);
+    expect((await postTo(projectId, notification(chain, chain.certificates).signedPayload)).status).toBe(200);
+    const genuine = notification(chain, chain.certificates);
+    const [header, , signature] = genuine.signedPayload.split('.');
+    const decoded = JSON.parse(Buffer.from(genuine.signedPayload.split('.')[1], 'base64url').toString()) as Record<string, unknown> & { data: Record<string, unknown> };
+    const payloadOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const renamed = { ...decoded, notificationUUID: randomUUID() };
+    const forgeries: [string, string, string][] = [
+      ['payload swapped under the genuine signature', `${header}.${payloadOf(renamed)}.${signature}`, renamed.notificationUUID],
+      ['signature truncated', `${header}.${genuine.signedPayload.split('.')[1]}.${signature.slice(0, 40)}`, genuine.notificationUUID],
+      ['alg ES384 (signed with the P-256 leaf key)', chain.signWithHeader(renamed, { alg: 'ES384' }), renamed.notificationUUID],
+      ['alg none', `${Buffer.from(JSON.stringify({ alg: 'none', x5c: chain.certificates })).toString('base64url')}.${payloadOf(renamed)}.`, renamed.notificationUUID],
+      ['exp in the past (refused by jose, then by the library)', chain.sign({ ...renamed, exp: Math.floor(Date.now() / 1000) - 60 }), renamed.notificationUUID],
+    ];
+    for (const [label, signedPayload, eventId] of forgeries) {
+      const res = await postTo(projectId, signedPayload);
+      expect([label, res.status]).toEqual([label, 401]);
+      expect([label, await audited(projectId, eventId)]).toEqual([label, false]);
+    }
+    // None of them was accepted by the fast path: each went to the library, which refused it.
+    expect(libraryJwsChecks).toHaveBeenCalledTimes(1 + forgeries.length);
+    // The genuine one still passes (its renewal and transaction JWS too), without the library.
+    const before = libraryJwsChecks.mock.calls.length;
+    expect((await postTo(projectId, genuine.signedPayload)).body).toMatchObject({ decision: 'applied', duplicate: false });
+    expect(libraryJwsChecks).toHaveBeenCalledTimes(before);
+  });
+
+  it('under a known chain, a JWS whose exp is still ahead is accepted without the library (jose judges its time claims)', async () => {
+    const chain = new AppleChain();
+    const projectId = await projectTrusting(chain);
+    expect((await postTo(projectId, notification(chain, chain.certificates).signedPayload)).status).toBe(200);
+    const at = signedDate();
+    const transaction = transactionPayload({ signedDate: at });
+    const payload = { notificationType: 'SUBSCRIBED', subtype: 'INITIAL_BUY', notificationUUID: randomUUID(), version: '2.0', signedDate: at, exp: Math.floor(Date.now() / 1000) + 600, data: { environment: 'Sandbox', bundleId: APPLE_BUNDLE_ID, bundleVersion: '1.0', status: 1, signedTransactionInfo: chain.sign(transaction) } };
+    const before = libraryJwsChecks.mock.calls.length;
+    expect((await postTo(projectId, chain.sign(payload))).body).toMatchObject({ decision: 'applied', duplicate: false });
+    expect(libraryJwsChecks).toHaveBeenCalledTimes(before); // the payload (exp ahead) and its transaction: both under the known chain
   });
 
   it('a known leaf under a different intermediate is another chain: fully checked and refused, every time', async () => {

@@ -23,6 +23,17 @@ describe('ChainCache', () => {
     expect(cache.get(new X509Certificate(a[0].raw), new X509Certificate(a[1].raw), 1, false)).toBeDefined();
   });
 
+  it('by the base64 a JWS presents: only the canonical spelling of the stored bytes is found', () => {
+    const cache = new ChainCache();
+    cache.set(a[0], a[1], entryFor(a[0], 0));
+    const [leaf, intermediate] = [a[0].raw.toString('base64'), a[1].raw.toString('base64')];
+    expect(cache.getPresented(leaf, intermediate, 1, false)).toBe(cache.get(a[0], a[1], 1, false));
+    expect(cache.getPresented(leaf, b[1].raw.toString('base64'), 1, false)).toBeUndefined();
+    // The same bytes spelled otherwise (line breaks, base64url): Buffer.from would decode them alike, the cache does not.
+    expect(cache.getPresented(`${leaf.slice(0, 64)}\n${leaf.slice(64)}`, intermediate, 1, false)).toBeUndefined();
+    expect(cache.getPresented(a[0].raw.toString('base64url'), intermediate, 1, false)).toBeUndefined();
+  });
+
   it('keeps at most its limit, dropping the oldest', () => {
     const cache = new ChainCache(2);
     const c = certificatesOf(new AppleChain());

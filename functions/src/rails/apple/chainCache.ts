@@ -35,7 +35,19 @@ export class ChainCache {
 
   /** The verified chain of exactly these certificates, unless online checks are due again. */
   get(leaf: X509Certificate, intermediate: X509Certificate, now: number, onlineChecks: boolean): VerifiedChain | undefined {
-    const key = chainKey(leaf, intermediate);
+    return this.lookup(chainKey(leaf.raw.toString('base64'), intermediate.raw.toString('base64')), now, onlineChecks);
+  }
+
+  /**
+   * The same, by the base64 a JWS header presents, unparsed: only a presentation in the
+   * canonical base64 of the stored DER bytes finds it (any other spelling is a miss, never a
+   * looser match).
+   */
+  getPresented(leafBase64: string, intermediateBase64: string, now: number, onlineChecks: boolean): VerifiedChain | undefined {
+    return this.lookup(chainKey(leafBase64, intermediateBase64), now, onlineChecks);
+  }
+
+  private lookup(key: string, now: number, onlineChecks: boolean): VerifiedChain | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (onlineChecks && now - entry.verifiedAt >= ONLINE_RECHECK_MS) {
@@ -47,8 +59,7 @@ export class ChainCache {
 
   /** Call only with a chain the full check has just accepted. */
   set(leaf: X509Certificate, intermediate: X509Certificate, entry: VerifiedChain): void {
-    const key = chainKey(leaf, intermediate);
-    this.entries.set(key, entry);
+    this.entries.set(chainKey(leaf.raw.toString('base64'), intermediate.raw.toString('base64')), entry);
   }
 
   get size(): number {
@@ -56,8 +67,11 @@ export class ChainCache {
   }
 }
 
-/** The exact DER bytes of both certificates (a different intermediate under the same leaf is another chain). */
-const chainKey = (leaf: X509Certificate, intermediate: X509Certificate): string => `${leaf.raw.toString('base64')}.${intermediate.raw.toString('base64')}`;
+/** The exact DER bytes of both certificates, in base64 (a different intermediate under the same leaf is another chain). */
+const chainKey = (leafBase64: string, intermediateBase64: string): string => `${leafBase64}.${intermediateBase64}`;
+
+/** Whether every certificate of the chain is valid at `at` (ms), with the library's tolerance. */
+export const validAt = (chain: VerifiedChain, at: number, skewMs: number): boolean => chain.validFrom <= at + skewMs && chain.validTo >= at - skewMs;
 
 /** The window in which every one of `certificates` is valid (ms). */
 export function validityWindow(certificates: readonly X509Certificate[]): { validFrom: number; validTo: number } {

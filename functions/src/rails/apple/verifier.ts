@@ -6,7 +6,8 @@ import type {
   SignedDataVerifier,
 } from '@apple/app-store-server-library';
 import type { AppleRailConfig } from '../config';
-import { ChainCache, validityWindow } from './chainCache';
+import { ChainCache, validAt, validityWindow } from './chainCache';
+import { payloadSignedBy, presentedChain } from './knownChainJws';
 
 /**
  * App Store signed data, verified only by Apple's own library (`SignedDataVerifier`: x5c chain
@@ -33,6 +34,11 @@ let library: Promise<AppleLibrary> | undefined;
 /** Apple's library (~100 ms to load) is loaded by the first App Store request, not at cold start. */
 const appleLibrary = (): Promise<AppleLibrary> => (library ??= import('@apple/app-store-server-library'));
 
+/** The library's payload check handed to `verifyJWT` (its `Validator`, not exported). */
+interface PayloadValidator<T> {
+  validate(value: unknown): value is T;
+}
+
 /** The library's tolerance around certificate validity (its `MAX_SKEW`, not exported). */
 const CERTIFICATE_DATE_SKEW_MS = 60_000;
 
@@ -50,12 +56,38 @@ function defineChainCachingVerifier({ SignedDataVerifier, VerificationException,
   return class ChainCachingVerifier extends SignedDataVerifier {
     private readonly chains = new ChainCache();
 
+    /**
+     * A JWS presenting a chain already verified (in exactly the base64 it was verified from) is
+     * checked here: the payload by the library's own validator, the chain's dates at this JWS's
+     * effective date, its signature with the chain's leaf key (knownChainJws.ts). Anything else,
+     * and any failure, goes through the library's `verifyJWT`, whose verdict then stands.
+     */
+    protected override async verifyJWT<T>(jwt: string, validator: PayloadValidator<T>, signedDateExtractor: (decoded: T) => Date): Promise<T> {
+      let known: T | null = null;
+      try {
+        known = await this.verifiedUnderKnownChain(jwt, validator, signedDateExtractor);
+      } catch {
+        known = null; // whatever went wrong here, the library judges the JWS itself
+      }
+      return known ?? super.verifyJWT(jwt, validator, signedDateExtractor);
+    }
+
+    private async verifiedUnderKnownChain<T>(jwt: string, validator: PayloadValidator<T>, signedDateExtractor: (decoded: T) => Date): Promise<T | null> {
+      const presented = presentedChain(jwt);
+      if (!presented) return null;
+      const known = this.chains.getPresented(presented.leaf, presented.intermediate, Date.now(), this.enableOnlineChecks);
+      if (!known) return null;
+      const payload = await payloadSignedBy(jwt, known.publicKey);
+      if (!payload || !validator.validate(payload)) return null;
+      const effectiveDate = this.enableOnlineChecks ? new Date() : signedDateExtractor(payload);
+      return validAt(known, effectiveDate.getTime(), CERTIFICATE_DATE_SKEW_MS) ? payload : null;
+    }
+
     protected override async verifyCertificateChain(trustedRoots: X509Certificate[], leaf: X509Certificate, intermediate: X509Certificate, effectiveDate: Date): Promise<KeyObject> {
       const now = Date.now();
       const known = this.chains.get(leaf, intermediate, now, this.enableOnlineChecks);
       if (known) {
-        const at = effectiveDate.getTime();
-        if (known.validFrom > at + CERTIFICATE_DATE_SKEW_MS || known.validTo < at - CERTIFICATE_DATE_SKEW_MS) throw new VerificationException(VerificationStatus.INVALID_CERTIFICATE);
+        if (!validAt(known, effectiveDate.getTime(), CERTIFICATE_DATE_SKEW_MS)) throw new VerificationException(VerificationStatus.INVALID_CERTIFICATE);
         return known.publicKey;
       }
       const publicKey = await this.verifyCertificateChainWithoutCaching(trustedRoots, leaf, intermediate, effectiveDate);
