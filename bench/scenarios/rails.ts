@@ -1,4 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Stripe from 'stripe';
 import { setProduct } from '#functions/entitlements/catalog';
 import { getApp } from '#functions/projects/repository';
@@ -6,10 +11,13 @@ import { writeRailConfig } from '#functions/rails/config';
 import { secretEnvVarName } from '#functions/secrets/store';
 import type { Env } from '#functions/store/env';
 import { EnvScope } from '#functions/store/scope';
+import { LocalSecretWriter } from '#functions/secrets/writer';
+import { createEndpoint } from '#functions/webhooks/endpoints';
+import { signingSecretRef } from '#functions/webhooks/signingSecret';
 import { AppleChain } from '../../fixtures/appleChain';
 import { signedNotification, transactionPayload } from '../../fixtures/applePayloads';
 import { startRailFakes, type RailFakes } from '../rails/fakes';
-import type { BenchContext, Scenario } from '../scenario';
+import type { BenchContext, BenchRequest, Scenario } from '../scenario';
 
 /**
  * Purchases and rails: purchase sync (a renewal of one App Store subscription per request) and
@@ -63,6 +71,42 @@ const RAIL_NOTIFICATION_TARGET = { source: 'issue 23', roundTrips: 6, requestsPe
 let sequence = 0;
 const next = () => (sequence += 1);
 
+/** A new subscriber per request: `customer.subscription.created` of a new subscription and customer. */
+function stripeCreatedRequest(ctx: BenchContext): BenchRequest {
+  return {
+    method: 'POST',
+    path: `/v1/webhooks/stripe/${ctx.project.projectId}`,
+    nextBody: () => {
+      const n = next();
+      const subscriptionId = `sub_bench${process.pid}x${n}`;
+      return JSON.stringify({
+        id: `evt_bench_${process.pid}_${n}`,
+        object: 'event',
+        created: Math.floor(Date.now() / 1000),
+        livemode: false,
+        type: 'customer.subscription.created',
+        data: { object: { id: subscriptionId, object: 'subscription', customer: `cus_${subscriptionId}`, status: 'active' } },
+      });
+    },
+    headersFor: (body) => ({ 'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: STRIPE_WEBHOOK_SECRET }) }),
+  };
+}
+
+/** One enabled test endpoint subscribed to every type, on a loopback receiver answering 200; the server and worker get its secret. */
+async function subscribeOneEndpoint(ctx: BenchContext): Promise<void> {
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200).end('ok'));
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiver.unref();
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  const file = join(mkdtempSync(join(tmpdir(), 'tessera-bench-rails-hook-')), 'secrets.json');
+  const scope = new EnvScope(ctx.deps.db, ctx.project.projectId, 'test');
+  const { endpoint, secret } = await createEndpoint(scope, { url, eventTypes: [], allowLoopbackHttp: true }, { secrets: new LocalSecretWriter(file), now: ctx.deps.clock.now(), surface: 'bench' });
+  await ctx.server.setSecrets({ [secretEnvVarName(ctx.project.projectId, signingSecretRef(endpoint.endpointId, endpoint.secretGeneration))]: secret });
+}
+
 export const railScenarios: Scenario[] = [
   {
     name: 'POST /v1/purchases/sync, App Store renewal per request, 1 client (purchases bucket: burst 100, then 10/s)',
@@ -93,28 +137,22 @@ export const railScenarios: Scenario[] = [
   },
   {
     name: 'POST /v1/webhooks/stripe/{projectId}, customer.subscription.created (new subscriber per request), 10 clients',
-    note: 'signature check + Stripe API re-read (local fake) + identity link creating the customer + one decision transaction',
+    note: 'signature check + Stripe API re-read (local fake) + identity link creating the customer + one decision transaction; the project has no webhook endpoint (its events need no fan-out task)',
     target: RAIL_NOTIFICATION_TARGET,
     connections: 10,
     prepare: async (ctx) => {
       await wireRails(ctx);
-      return {
-        method: 'POST',
-        path: `/v1/webhooks/stripe/${ctx.project.projectId}`,
-        nextBody: () => {
-          const n = next();
-          const subscriptionId = `sub_bench${process.pid}x${n}`;
-          return JSON.stringify({
-            id: `evt_bench_${process.pid}_${n}`,
-            object: 'event',
-            created: Math.floor(Date.now() / 1000),
-            livemode: false,
-            type: 'customer.subscription.created',
-            data: { object: { id: subscriptionId, object: 'subscription', customer: `cus_${subscriptionId}`, status: 'active' } },
-          });
-        },
-        headersFor: (body) => ({ 'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: STRIPE_WEBHOOK_SECRET }) }),
-      };
+      return stripeCreatedRequest(ctx);
+    },
+  },
+  {
+    name: 'POST /v1/webhooks/stripe/{projectId}, customer.subscription.created, 1 subscribed webhook endpoint (new subscriber per request), 10 clients',
+    note: 'as above, and every notification\'s entitlement.granted event is fanned out (task worker) and POSTed to one loopback receiver answering 200: the cost of a subscriber kept visible',
+    connections: 10,
+    prepare: async (ctx) => {
+      await wireRails(ctx);
+      await subscribeOneEndpoint(ctx);
+      return stripeCreatedRequest(ctx);
     },
   },
   {

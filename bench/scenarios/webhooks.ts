@@ -197,7 +197,7 @@ export const webhookScenarios: Scenario[] = [
   {
     name: 'outbound webhooks: grant → delivered to all 10 endpoints, 2 clients each 1/s',
     note:
-      'latency from sending the grant to the 10th receiver answering: the grant request (which records the event with the change) and its fan-out task, which reads the event and the endpoints, claims the 10 first attempts in one commit, resolves and checks each destination, signs and POSTs over loopback in parallel, then records the answers in one commit (delivery tasks only for failures); the tasks in the task worker process, as deployed (the grant in the server process)',
+      'latency from sending the grant to the 10th receiver answering: the grant request (which records the event with the change) and its fan-out task, which carries the change’s snapshot of the partition’s webhook directory (the targets, the event’s payload) and so claims the 10 first attempts in one commit at once (no read first), resolves and checks each destination, signs and POSTs over loopback in parallel, then records the answers in one commit (delivery tasks only for failures); the tasks in the task worker process, as deployed (the grant in the server process)',
     paced: { clients: 2, perClientPerSecond: 1 },
     storeOperation: grantThenDeliver,
   },

@@ -44,7 +44,7 @@ export async function seedRailGrant(
     const projection = await tx.get(projectionRef(scope, customerId));
     const grants = await readCustomerGrants(tx, scope, customerId);
     const cause = { kind: 'rail' as const, rail: grant.source.rail, auditEventId: `evt_seed_${grant.grantId}`, eventType: 'test.seeded' };
-    applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: [grant], cause, now });
+    applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: [grant], cause, now, webhookDirectory: null });
   });
   return grant;
 }

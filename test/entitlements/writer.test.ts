@@ -49,7 +49,7 @@ async function apply(customerIds: string[], changes: (grants: GrantRecord[]) => 
     const projections = await tx.getAll(...customerIds.map((id) => projectionRef(scope, id)));
     const grants = await Promise.all(customerIds.map((id) => readCustomerGrants(tx, scope, id)));
     const customers = customerIds.map((customerId, i) => ({ customerId, projection: projections[i], grants: grants[i] }));
-    return applyGrantChanges(tx, scope, { customers, changes: changes(grants.flat()), cause: CAUSE, now: service.clock.now() });
+    return applyGrantChanges(tx, scope, { customers, changes: changes(grants.flat()), cause: CAUSE, now: service.clock.now(), webhookDirectory: null });
   });
 }
 

@@ -17,6 +17,7 @@ import { EnvScope } from '../../functions/src/store/scope';
 import { deliveryTaskId } from '../../functions/src/webhooks/eventModel';
 import { rotateEndpointSecret } from '../../functions/src/webhooks/endpoints';
 import { LocalSecretWriter } from '../../functions/src/secrets/writer';
+import { expectDirectoryMatchesRecords, storedDirectory } from './support/directory';
 import {
   addEndpoint,
   closedPort,
@@ -204,6 +205,9 @@ describe('failed attempts', () => {
     expect(retry.options.scheduleDelaySeconds).toBe(30);
     expect(pending!.nextRetryAt).toBe(world.clock.now() + 30_000);
     expect((await endpointRecord(world.deps, projectId, 'test', endpointId)).failingSince).toBe(pending!.attempts[0].at);
+    // The run of failures is in the partition's directory too (the fan-out leaves failing endpoints to their task).
+    expect((await storedDirectory(world.deps.db, projectId, 'test'))![0].failingSince).toBe(pending!.attempts[0].at);
+    await expectDirectoryMatchesRecords(world.deps.db, projectId, 'test');
 
     await runAll();
     expect(receiver.requests.map((r) => r.headers['service-webhook-attempt'])).toEqual(['1', '2']);
@@ -212,6 +216,7 @@ describe('failed attempts', () => {
     expect(delivered!.attempts.map((a) => a.statusCode)).toEqual([500, 200]);
     // A success ends the endpoint's run of failures.
     expect((await endpointRecord(world.deps, projectId, 'test', endpointId)).failingSince).toBeNull();
+    await expectDirectoryMatchesRecords(world.deps.db, projectId, 'test');
   });
 
   it('record an attempt whose run died before recording it as interrupted, and go on with the next', async () => {
@@ -302,6 +307,9 @@ describe('410 Gone', () => {
     expect(await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(first.eventId, endpointId))).toMatchObject({ state: 'failed', failure: 'endpoint_gone', attemptCount: 1 });
     const endpoint = await endpointRecord(world.deps, projectId, 'test', endpointId);
     expect(endpoint.disabled).toMatchObject({ reason: 'gone' });
+    // The disable left the partition's webhook directory (written in the same transaction).
+    expect(await storedDirectory(world.deps.db, projectId, 'test')).toEqual([]);
+    await expectDirectoryMatchesRecords(world.deps.db, projectId, 'test');
     const audits = await disableAudits(projectId, endpointId);
     expect(audits).toHaveLength(1);
     expect(audits[0]).toMatchObject({ fromState: 'enabled', toState: 'disabled', details: expect.objectContaining({ disabledReason: 'gone', surface: 'delivery' }) });
@@ -380,6 +388,8 @@ describe('three days of failures', () => {
     world.clock.advance(1 * HOUR);
     await world.queue.runNext(); // its retry, at 72 h: disabled
     expect((await endpointRecord(world.deps, projectId, 'test', endpointId)).disabled).toMatchObject({ reason: 'failing' });
+    expect(await storedDirectory(world.deps.db, projectId, 'test')).toEqual([]);
+    await expectDirectoryMatchesRecords(world.deps.db, projectId, 'test');
     const audits = await disableAudits(projectId, endpointId);
     expect(audits).toHaveLength(1);
     expect(audits[0].details).toMatchObject({ disabledReason: 'failing', failingSince: start, surface: 'delivery' });

@@ -16,9 +16,14 @@ import { EnvScope } from '../../functions/src/store/scope';
 import { policyBackoffSeconds, RETRY_POLICIES, type EnqueueOptions, type QueueName, type TaskQueue } from '../../functions/src/tasks/queue';
 import type { DeliveryRecord } from '../../functions/src/webhooks/deliveryModel';
 import { deliveryTaskId, WEBHOOK_DELIVERY_QUEUE, type WebhookEventRecord } from '../../functions/src/webhooks/eventModel';
-import { webhookEventRef } from '../../functions/src/webhooks/outbox';
+import { appendWebhookEvent, outboxRecord, webhookEventRef } from '../../functions/src/webhooks/outbox';
+import { directoryOf, webhookDirectoryRef } from '../../functions/src/webhooks/directory';
+import { dispatchWebhookEvents, type WebhookFanout } from '../../functions/src/webhooks/dispatch';
+import { webhookEventId } from '../../functions/src/webhooks/eventIds';
+import { disableEndpoint } from '../../functions/src/webhooks/endpoints';
+import { LocalSecretWriter } from '../../functions/src/secrets/writer';
 import { RELAY_AFTER_MS } from '../../functions/src/webhooks/relay';
-import { fanOut, listEndpoints } from '../../functions/src/webhooks/fanout';
+import { FANOUT_SNAPSHOT_MAX_AGE_MS, fanOut, listEndpoints } from '../../functions/src/webhooks/fanout';
 import type { AuditEntry } from '../../functions/src/audit/model';
 import { addEndpoint, deliveryRecord, endpointRecord, newProject, Receiver, recordEvent, secretsFile, steppedDeps, verifyAll, type DeliveryWorld } from './deliverySupport';
 
@@ -50,6 +55,18 @@ async function changeRecorded(projectId: string, env: Env = 'test'): Promise<Web
   await webhookEventRef(new EnvScope(world.deps.db, projectId, env), event.eventId).update({ fannedOutAt: null });
   await world.queue.enqueue('webhookFanout', { projectId, env, eventId: event.eventId }, { id: event.eventId });
   return { ...event, fannedOutAt: null };
+}
+
+/**
+ * An event recorded as a change's transaction records it: the partition's directory read in the
+ * same transaction, the event written beside it, its fan-out task (with the snapshot) enqueued after the commit.
+ */
+async function changeRecordedWithSnapshot(projectId: string, env: Env = 'test'): Promise<{ event: WebhookEventRecord; fanout: WebhookFanout }> {
+  const scope = new EnvScope(world.deps.db, projectId, env);
+  const event = outboxRecord(scope, webhookEventId(scope, `test/${Math.random().toString(36).slice(2)}`), 'entitlement.granted', world.clock.now(), { serviceCustomerId: 'cdcust_first', sequence: 1 });
+  const fanout = await scope.runTransaction(async (tx) => appendWebhookEvent(tx, scope, event, directoryOf(await tx.get(webhookDirectoryRef(scope)))));
+  await dispatchWebhookEvents(world.queue, scope, [fanout!]);
+  return { event, fanout: fanout! };
 }
 
 async function fannedOutAt(projectId: string, eventId: string, env: Env = 'test'): Promise<number | null> {
@@ -160,6 +177,82 @@ describe('the first attempt, made by the fan-out task', () => {
       expect(record!.attempts).toEqual([expect.objectContaining({ attempt: 1, statusCode: 200, error: null, secretGenerations: [1] })]);
     }
     expect(await fannedOutAt(projectId, event.eventId)).toBe(world.clock.now());
+  });
+
+  it('with its change’s snapshot of the directory, claims at once: 4 store round trips (1 before the POSTs), the same deliveries', async () => {
+    const projectId = await newProject(world.deps);
+    const secrets: string[] = [];
+    const endpointIds: string[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const { endpointId, secret } = await addEndpoint(world.deps, file, projectId, 'test', ok().url(`/hooks/${i}`));
+      endpointIds.push(endpointId);
+      secrets.push(secret);
+    }
+    const { event, fanout } = await changeRecordedWithSnapshot(projectId);
+    expect(fanout.snapshot!.targets.map((t) => t.endpointId).sort()).toEqual([...endpointIds].sort());
+
+    const counter = new RoundTripCounter();
+    const ran = await withRoundTripCounter(counter, () => world.queue.runNext());
+    expect(ran?.queue).toBe('webhookFanout');
+    // The claim (one commit), the answers (read + commit), fannedOutAt: no read of the event or the endpoints.
+    expect(counter.count).toBe(4);
+    expect(world.queue.queued).toEqual([]);
+    expect(ok().requests).toHaveLength(10);
+    for (const request of ok().requests) {
+      expect(request.headers['service-webhook-id']).toBe(event.eventId);
+      expect(JSON.parse(request.body.toString('utf8'))).toEqual(event.payload);
+      expect(secrets.filter((secret) => verifyAll(request.headers['service-signature'] as string, request.body, secret, seconds()).includes(true))).toHaveLength(1);
+    }
+    for (const endpointId of endpointIds) {
+      expect(await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId))).toMatchObject({ state: 'delivered', attemptCount: 1, attemptsBeforeTask: 1, inFlight: null });
+    }
+    expect(await fannedOutAt(projectId, event.eventId)).toBe(world.clock.now());
+  });
+
+  it('a snapshot task that starts more than 5 s after its change reads the event and the endpoints as they are (6 round trips)', async () => {
+    const projectId = await newProject(world.deps);
+    const kept = await addEndpoint(world.deps, file, projectId, 'test', ok().url('/kept'));
+    const dropped = await addEndpoint(world.deps, file, projectId, 'test', other().url('/dropped'));
+    const { event, fanout } = await changeRecordedWithSnapshot(projectId);
+    expect(fanout.snapshot!.targets).toHaveLength(2);
+    // A backlog: the endpoint is disabled after the change, and the task runs late.
+    await disableEndpoint(new EnvScope(world.deps.db, projectId, 'test'), dropped.endpointId, null, { secrets: new LocalSecretWriter(file), now: world.clock.now(), surface: 'test' });
+    world.clock.advance(FANOUT_SNAPSHOT_MAX_AGE_MS + 1);
+    const counter = new RoundTripCounter();
+    await withRoundTripCounter(counter, () => world.queue.runNext());
+    expect(counter.count).toBe(6);
+    expect(ok().requests).toHaveLength(1);
+    expect(other().requests).toHaveLength(0);
+    expect(await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, kept.endpointId))).toMatchObject({ state: 'delivered' });
+    expect(await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, dropped.endpointId))).toBeUndefined();
+  });
+
+  it('a second run of a snapshot task (a duplicate, or a retry after a crash) sends nothing twice', async () => {
+    const projectId = await newProject(world.deps);
+    const { endpointId } = await addEndpoint(world.deps, file, projectId, 'test', ok().url('/once'));
+    const { event, fanout } = await changeRecordedWithSnapshot(projectId);
+    const payload = { projectId, env: 'test', eventId: event.eventId, snapshot: fanout.snapshot };
+    await world.queue.runNext();
+    await runTask('webhookFanout', payload, world.deps);
+    expect(ok().requests).toHaveLength(1);
+    expect(await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId))).toMatchObject({ state: 'delivered', attemptCount: 1 });
+  });
+
+  it('a snapshot naming another partition, or malformed, is not trusted: the task reads its own partition', async () => {
+    const projectId = await newProject(world.deps);
+    const elsewhere = await newProject(world.deps);
+    const theirs = await addEndpoint(world.deps, file, elsewhere, 'test', other().url('/theirs'));
+    const { event, fanout } = await changeRecordedWithSnapshot(elsewhere);
+    world.queue.queued.length = 0;
+    // The other project's event and targets, under this project's task: not this partition's snapshot.
+    const mine = await recordEvent(world.deps, projectId, 'test', 'entitlement.granted', { sequence: 1 });
+    await webhookEventRef(new EnvScope(world.deps.db, projectId, 'test'), mine.eventId).update({ fannedOutAt: null });
+    await runTask('webhookFanout', { projectId, env: 'test', eventId: mine.eventId, snapshot: fanout.snapshot }, world.deps);
+    await runTask('webhookFanout', { projectId, env: 'test', eventId: mine.eventId, snapshot: { ...fanout.snapshot!, payload: { ...fanout.snapshot!.payload, id: mine.eventId } } }, world.deps);
+    await runTask('webhookFanout', { projectId, env: 'test', eventId: mine.eventId, snapshot: { payload: mine.payload, targets: [{ endpointId: theirs.endpointId }] } }, world.deps);
+    expect(other().requests).toHaveLength(0);
+    expect(await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(mine.eventId, theirs.endpointId))).toBeUndefined();
+    expect(await deliveryRecord(world.deps, elsewhere, 'test', deliveryTaskId(event.eventId, theirs.endpointId))).toBeUndefined();
   });
 
   it('a failed first attempt is counted and gets its delivery task at the queue’s first backoff; later retries follow the queue’s backoff', async () => {

@@ -1,4 +1,6 @@
 import { appendAudit, newServerEventId } from '../audit/append';
+import { directoryOf, webhookDirectoryRef } from '../webhooks/directory';
+import type { WebhookFanout } from '../webhooks/dispatch';
 import type { EnvScope } from '../store/scope';
 import { inCustomerTurn } from '../store/writeQueue';
 import type { EntitlementCause } from './changeModel';
@@ -15,13 +17,13 @@ import { dueExpiries, recordExpiries } from './writer';
  */
 const EXPIRY_EVENT_TYPE = 'entitlement.expired';
 
-/** Records the customer's due ends at `now`; returns the webhook event ids written (none when nothing was due). */
-export async function recordDueExpiries(scope: EnvScope, customerId: string, now: number): Promise<string[]> {
+/** Records the customer's due ends at `now`; returns how many, and the fan-outs of their webhook events (none when nothing was due). */
+export async function recordDueExpiries(scope: EnvScope, customerId: string, now: number): Promise<{ recorded: number; fanouts: WebhookFanout[] }> {
   return inCustomerTurn(scope, [customerId], () =>
     scope.runTransaction(async (tx) => {
-      const [projection] = await getAllInTx(tx, scope, [projectionRef(scope, customerId)]);
+      const [projection, webhookDirectory] = await getAllInTx(tx, scope, [projectionRef(scope, customerId), webhookDirectoryRef(scope)]);
       const due = dueExpiries(projection.data() ?? null, now);
-      if (due.length === 0) return [];
+      if (due.length === 0) return { recorded: 0, fanouts: [] };
       const keys = new Map<string, EntitlementCause>();
       for (const entitlement of due) {
         const auditEventId = newServerEventId('expiry');
@@ -43,7 +45,8 @@ export async function recordDueExpiries(scope: EnvScope, customerId: string, now
         });
         keys.set(entitlement.key, { kind: 'expiry', rail: entitlement.source.rail, auditEventId, eventType: EXPIRY_EVENT_TYPE });
       }
-      return recordExpiries(tx, scope, { customerId, projection, keys, now }).webhookEventIds;
+      const applied = recordExpiries(tx, scope, { customerId, projection, keys, now, webhookDirectory: directoryOf(webhookDirectory) });
+      return { recorded: applied.records.length, fanouts: applied.webhookFanouts };
     }),
   );
 }

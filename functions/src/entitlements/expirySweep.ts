@@ -40,9 +40,9 @@ export async function sweepDueExpiries(deps: BackgroundDeps): Promise<ExpirySwee
       const { projectId, env } = scope;
       const customerId = doc.id;
       try {
-        const eventIds = await recordDueExpiries(scope, customerId, now);
-        report.recorded += eventIds.length;
-        await dispatchWebhookEvents(deps.tasks, scope, eventIds);
+        const { recorded, fanouts } = await recordDueExpiries(scope, customerId, now);
+        report.recorded += recorded;
+        await dispatchWebhookEvents(deps.tasks, scope, fanouts);
       } catch (err) {
         report.failed += 1;
         outboxLogs.expiryFailed(projectId, env, customerId, err instanceof Error ? err.message : String(err));

@@ -1,4 +1,6 @@
 import { appendAudit, newServerEventId } from '../audit/append';
+import type { WebhookFanout } from '../webhooks/dispatch';
+import { directoryOf, webhookDirectoryRef } from '../webhooks/directory';
 import type { AuditEntry } from '../audit/model';
 import { invalidParamValue } from '../errors/domain';
 import { customerRef } from '../customers/refs';
@@ -44,7 +46,7 @@ export interface MutationOutcome {
   grant: GrantRecord;
   audit: AuditEntry;
   /** Webhook events recorded with the change, to fan out once committed (webhooks/dispatch.ts). */
-  webhookEventIds: string[];
+  webhookFanouts: WebhookFanout[];
 }
 
 export const MANUAL_PRODUCT_ID = 'manual';
@@ -77,10 +79,11 @@ export function activeManualGrants(grants: readonly GrantRecord[], key: string, 
 export async function grantManually(scope: EnvScope, command: GrantCommand, actor: Actor, now: number): Promise<MutationOutcome> {
   const { customerId, entitlementKey } = command;
   return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
-    const [customer, projection, catalogEntry] = await getAllInTx(tx, scope, [
+    const [customer, projection, catalogEntry, webhookDirectory] = await getAllInTx(tx, scope, [
       customerRef(scope, customerId),
       projectionRef(scope, customerId),
       catalogEntitlementRef(scope, entitlementKey),
+      webhookDirectoryRef(scope),
     ]);
     requireKnownCustomer(customer, customerId);
     const grants = await readCustomerGrantsGuarded(scope, customerId);
@@ -102,9 +105,9 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
     }
     registerMissingKeys(tx, scope, [catalogEntry], 'grant', now);
     const eventId = newServerEventId('grant');
-    let webhookEventIds: string[] = [];
+    let webhookFanouts: WebhookFanout[] = [];
     if (decision === 'applied') {
-      ({ webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: [grant], cause: operatorCause('grant', eventId), now }));
+      ({ webhookFanouts } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: [grant], cause: operatorCause('grant', eventId), now, webhookDirectory: directoryOf(webhookDirectory) }));
     }
     const audit = appendOperatorAudit(tx, scope, actor, now, eventId, {
       action: 'grant',
@@ -122,7 +125,7 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
         validUntil: grant.validUntil,
       },
     });
-    return { grant, audit, webhookEventIds };
+    return { grant, audit, webhookFanouts };
   }));
 }
 
@@ -134,7 +137,7 @@ export async function grantManually(scope: EnvScope, command: GrantCommand, acto
 export async function revokeManually(scope: EnvScope, command: RevokeCommand, actor: Actor, now: number): Promise<MutationOutcome> {
   const { customerId, entitlementKey } = command;
   return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
-    const [customer, projection] = await getAllInTx(tx, scope, [customerRef(scope, customerId), projectionRef(scope, customerId)]);
+    const [customer, projection, webhookDirectory] = await getAllInTx(tx, scope, [customerRef(scope, customerId), projectionRef(scope, customerId), webhookDirectoryRef(scope)]);
     requireKnownCustomer(customer, customerId);
     const grants = await readCustomerGrantsGuarded(scope, customerId);
     const active = activeManualGrants(grants, entitlementKey, now);
@@ -142,7 +145,7 @@ export async function revokeManually(scope: EnvScope, command: RevokeCommand, ac
 
     const revoked = active.map((g) => ({ ...g, revokedAt: now, updatedAt: now }));
     const eventId = newServerEventId('revoke');
-    const { webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: revoked, cause: operatorCause('revoke', eventId), now });
+    const { webhookFanouts } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants }], changes: revoked, cause: operatorCause('revoke', eventId), now, webhookDirectory: directoryOf(webhookDirectory) });
     const grant = latestEnding(revoked)!;
     const audit = appendOperatorAudit(tx, scope, actor, now, eventId, {
       action: 'revoke',
@@ -154,7 +157,7 @@ export async function revokeManually(scope: EnvScope, command: RevokeCommand, ac
       toState: 'revoked',
       details: { entitlementKey, grantIds: revoked.map((g) => g.grantId) },
     });
-    return { grant, audit, webhookEventIds };
+    return { grant, audit, webhookFanouts };
   }));
 }
 

@@ -9,6 +9,8 @@ import { projectEntitlements } from './projection';
 import { isActiveAt, toPublicEntitlement } from './publicShape';
 import { classifyEntitlementChange, entitlementEventRecord, type EntitlementEventType } from './webhookEvents';
 import { appendWebhookEvent } from '../webhooks/outbox';
+import type { WebhookDirectory } from '../webhooks/directory';
+import type { WebhookFanout } from '../webhooks/dispatch';
 
 /**
  * The one writer of grants, projections and entitlement change records. Every path that changes
@@ -49,6 +51,12 @@ export interface GrantChanges {
   /** Why: the audit entry written beside this change; per key when the keys were decided apart. */
   cause: EntitlementCause | ((key: string) => EntitlementCause);
   now: number;
+  /**
+   * The partition's webhook directory as the caller's transaction read it (`webhookDirectoryRef`
+   * beside its first read, `directoryOf`), or null when not read or absent (unknown: every event
+   * is fanned out). Events nobody is subscribed to are then written already fanned out.
+   */
+  webhookDirectory: WebhookDirectory | null;
 }
 
 export interface AppliedChanges {
@@ -56,8 +64,13 @@ export interface AppliedChanges {
   projections: Map<string, ProjectionDoc>;
   /** The change records appended, in sequence order per customer. */
   records: EntitlementChange[];
-  /** Ids of the webhook events written beside the records: the caller fans them out after the commit (webhooks/dispatch.ts). */
-  webhookEventIds: string[];
+  /**
+   * The webhook events written beside the records that need their fan-out (with what the
+   * directory said of their targets): the caller enqueues it after the commit
+   * (webhooks/dispatch.ts). Events the directory showed nobody subscribed to are written already
+   * fanned out and are not listed.
+   */
+  webhookFanouts: WebhookFanout[];
 }
 
 /** Change record ids sort by sequence within a customer: `{customerId}:{sequence, 12 digits}`. */
@@ -83,7 +96,7 @@ export function applyGrantChanges(tx: Transaction, scope: EnvScope, input: Grant
 
   const projections = new Map<string, ProjectionDoc>();
   const records: EntitlementChange[] = [];
-  const webhookEventIds: string[] = [];
+  const webhookFanouts: WebhookFanout[] = [];
   for (const customer of input.customers) {
     const before = storedProjection(customer.projection);
     const touched = customer.grants.some((g) => changedIds.has(g.grantId)) || changes.some((g) => g.customerId === customer.customerId);
@@ -113,20 +126,20 @@ export function applyGrantChanges(tx: Transaction, scope: EnvScope, input: Grant
     for (const record of customerRecords) {
       tx.create(changeRecordRef(scope, record.customerId, record.sequence), record);
       const type = eventTypes.get(record.key);
-      if (type) webhookEventIds.push(appendEvent(tx, scope, record, type));
+      const fanout = type ? appendEvent(tx, scope, record, type, input.webhookDirectory) : null;
+      if (fanout) webhookFanouts.push(fanout);
     }
     projections.set(customer.customerId, doc);
     records.push(...customerRecords);
   }
   // The subscriber rollups move with the change records, in the same transaction.
   recordSubscriberChanges(tx, scope, records);
-  return { projections, records, webhookEventIds };
+  return { projections, records, webhookFanouts };
 }
 
-function appendEvent(tx: Transaction, scope: EnvScope, record: EntitlementChange, type: EntitlementEventType): string {
-  const event = entitlementEventRecord(record, type);
-  appendWebhookEvent(tx, scope, event);
-  return event.eventId;
+/** Writes the record's event; its fan-out, or null when the directory shows nobody to send it to. */
+function appendEvent(tx: Transaction, scope: EnvScope, record: EntitlementChange, type: EntitlementEventType, directory: WebhookDirectory | null): WebhookFanout | null {
+  return appendWebhookEvent(tx, scope, entitlementEventRecord(record, type), directory);
 }
 
 /**
@@ -184,6 +197,8 @@ export interface Expiries {
   /** Each key to record as expired (due by `dueExpiries`) with its cause: the audit entry written beside it. */
   keys: ReadonlyMap<string, EntitlementCause>;
   now: number;
+  /** As `GrantChanges.webhookDirectory`. */
+  webhookDirectory: WebhookDirectory | null;
 }
 
 /**
@@ -197,7 +212,7 @@ export function recordExpiries(tx: Transaction, scope: EnvScope, input: Expiries
   const before = storedProjection(input.projection);
   const due = new Map(dueExpiries(before, now).map((e) => [e.key, e]));
   const records: EntitlementChange[] = [];
-  const webhookEventIds: string[] = [];
+  const webhookFanouts: WebhookFanout[] = [];
   let sequence = before?.changeSequence ?? 0;
   for (const [key, cause] of [...input.keys.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const entitlement = due.get(key);
@@ -213,17 +228,18 @@ export function recordExpiries(tx: Transaction, scope: EnvScope, input: Expiries
     );
   }
   const projections = new Map<string, ProjectionDoc>();
-  if (records.length === 0 || !before) return { projections, records, webhookEventIds };
+  if (records.length === 0 || !before) return { projections, records, webhookFanouts };
   const pending = { ...(before.pendingExpiries ?? {}) };
   for (const record of records) delete pending[record.key];
   const doc: ProjectionDoc = { ...before, updatedAt: now, changeSequence: sequence, ...expiryFields(pending), listFacets: listFacets(before.entitlements, now) };
   tx.set(scope.doc(PROJECTIONS, customerId), doc);
   for (const record of records) {
     tx.create(changeRecordRef(scope, customerId, record.sequence), record);
-    webhookEventIds.push(appendEvent(tx, scope, record, 'entitlement.expired'));
+    const fanout = appendEvent(tx, scope, record, 'entitlement.expired', input.webhookDirectory);
+    if (fanout) webhookFanouts.push(fanout);
   }
   projections.set(customerId, doc);
-  return { projections, records, webhookEventIds };
+  return { projections, records, webhookFanouts };
 }
 
 /** The customer's grants after the change: its own with changes applied, plus grants moved to it. */

@@ -1,4 +1,5 @@
 import type { DocumentSnapshot } from 'firebase-admin/firestore';
+import { directoryOf, webhookDirectoryRef } from '../webhooks/directory';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { actorDetails, CLI_ACTOR, type OperatorActor } from '../audit/operatorActor';
 import { DomainError } from '../errors/domain';
@@ -7,7 +8,7 @@ import { MERGE_EVENT_TYPE } from '../entitlements/changeModel';
 import { applyGrantChanges } from '../entitlements/writer';
 import { randomToken } from '../ids/random';
 import { customerMergedEvent } from '../webhooks/customerEvents';
-import { dispatchWebhookEvents } from '../webhooks/dispatch';
+import { dispatchWebhookEvents, type WebhookFanout } from '../webhooks/dispatch';
 import { appendWebhookEvent } from '../webhooks/outbox';
 import type { TaskQueue } from '../tasks/queue';
 import type { Env } from '../store/env';
@@ -87,14 +88,14 @@ export async function mergeConflict(scope: EnvScope, id: string, now: number, ac
   // Every customer of the conflict takes its turn with their other writers on this instance
   // (store/writeQueue.ts); the transaction below re-reads the conflict and decides.
   const named = openConflict(await scope.get(conflictRef(scope, id)), id);
-  const { report, webhookEventIds } = await inCustomerTurn(scope, [named.canonicalCustomerId, ...named.otherCustomerIds], () => mergeInTransaction(scope, id, now, actor));
+  const { report, webhookFanouts } = await inCustomerTurn(scope, [named.canonicalCustomerId, ...named.otherCustomerIds], () => mergeInTransaction(scope, id, now, actor));
   // With a task queue (the dashboard), the merge's webhook events fan out now; without one (the
   // CLI), the webhook relay fans them out from the outbox a minute later.
-  if (tasks) await dispatchWebhookEvents(tasks, scope, webhookEventIds);
+  if (tasks) await dispatchWebhookEvents(tasks, scope, webhookFanouts);
   return report;
 }
 
-function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: OperatorActor): Promise<{ report: MergeReport; webhookEventIds: string[] }> {
+function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: OperatorActor): Promise<{ report: MergeReport; webhookFanouts: WebhookFanout[] }> {
   return runIdentityTransaction(scope, async (tx) => {
     const conflict = openConflict(await tx.get(conflictRef(scope, id)), id);
     const canonicalId = conflict.canonicalCustomerId;
@@ -102,7 +103,8 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
     const all = [canonicalId, ...others];
     // Customers and their projections in one read: the projections order this merge after every
     // earlier entitlement change of each customer and carry their change sequences.
-    const [customerSnaps, projectionSnaps] = await readGroupsInTx(tx, all.map((c) => customerRef(scope, c)), all.map((c) => projectionRef(scope, c)));
+    const [customerSnaps, projectionSnaps, [directorySnap]] = await readGroupsInTx(tx, all.map((c) => customerRef(scope, c)), all.map((c) => projectionRef(scope, c)), [webhookDirectoryRef(scope)]);
+    const webhookDirectory = directoryOf(directorySnap);
     const customers = customerSnaps.map((s, i) => {
       const record = s.data() ?? null;
       if (!record || record.status !== 'active') throw new DomainError('conflict', `Customer ${all[i]} is no longer active (${record?.status ?? 'missing'}); it cannot be merged.`);
@@ -123,6 +125,7 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
       changes: moved,
       cause: { kind: 'operator', rail: 'manual', auditEventId, eventType: MERGE_EVENT_TYPE },
       now,
+      webhookDirectory,
     });
 
     const seen = new Set(canonical.identities.map((i) => identityDocId(i.kind, i.id)));
@@ -161,10 +164,10 @@ function mergeInTransaction(scope: EnvScope, id: string, now: number, actor: Ope
       details: { conflictId: id, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, ...actorDetails(actor) },
     });
     const mergedEvent = customerMergedEvent(scope, { canonicalCustomerId: canonicalId, mergedCustomerIds: others, auditEventId, at: now });
-    appendWebhookEvent(tx, scope, mergedEvent);
+    const mergedFanout = appendWebhookEvent(tx, scope, mergedEvent, webhookDirectory);
     return {
       report: { conflictId: id, decision: 'merged', canonicalCustomerId: canonicalId, mergedCustomerIds: others, movedIdentities: entries.size, movedGrants, auditEventId },
-      webhookEventIds: [mergedEvent.eventId, ...applied.webhookEventIds],
+      webhookFanouts: [...(mergedFanout ? [mergedFanout] : []), ...applied.webhookFanouts],
     };
   });
 }

@@ -1,4 +1,6 @@
 import type { DocumentSnapshot, Transaction } from 'firebase-admin/firestore';
+import type { WebhookFanout } from '../webhooks/dispatch';
+import { directoryOf, webhookDirectoryRef, type WebhookDirectory } from '../webhooks/directory';
 import { appendAudit, newServerEventId } from '../audit/append';
 import { catalogEntitlementRef, registerMissingKeys } from '../entitlements/catalog';
 import type { EntitlementCause } from '../entitlements/changeModel';
@@ -28,7 +30,7 @@ export type KeyOutcome = GateOutcome | 'already_migrated';
 export interface RowEntitlementResult {
   outcomes: { key: string; outcome: KeyOutcome; reason: string }[];
   /** Webhook events recorded with the row's grants, to fan out once committed. */
-  webhookEventIds: string[];
+  webhookFanouts: WebhookFanout[];
 }
 
 export const MIGRATION_PRODUCT_ID = 'migration';
@@ -53,16 +55,17 @@ export interface RowEntitlementInput {
 export async function applyRowEntitlements(scope: EnvScope, input: RowEntitlementInput, now: number): Promise<RowEntitlementResult> {
   const { customerId, keys } = input;
   return inCustomerTurn(scope, [customerId], () => scope.runTransaction(async (tx) => {
-    const [[customer], [projection], grantSnaps] = await readGroupsInTx(
+    const [[customer], [projection], grantSnaps, [webhookDirectory]] = await readGroupsInTx(
       tx,
       [customerRef(scope, customerId)],
       [projectionRef(scope, customerId)],
       keys.map((key) => grantRef(scope, migrationGrantId(customerId, key))),
+      [webhookDirectoryRef(scope)],
     );
     if (!customer.exists) throw new Error(`migrated customer ${customerId} vanished before its entitlements were applied`);
     // Grants are written only with their projection (entitlements/writer.ts): no projection, no grants.
     const grants = projection.exists ? await readCustomerGrantsGuarded(scope, customerId) : [];
-    return decideRowKeys(tx, scope, input, { projection, grants, migrated: grantSnaps.map((s) => s.exists) }, now);
+    return decideRowKeys(tx, scope, input, { projection, grants, migrated: grantSnaps.map((s) => s.exists), webhookDirectory: directoryOf(webhookDirectory) }, now);
   }));
 }
 
@@ -74,7 +77,7 @@ export function decideRowKeys(
   tx: Transaction,
   scope: EnvScope,
   input: RowEntitlementInput,
-  state: { projection: DocumentSnapshot<ProjectionDoc>; grants: readonly GrantRecord[]; migrated: readonly boolean[] },
+  state: { projection: DocumentSnapshot<ProjectionDoc>; grants: readonly GrantRecord[]; migrated: readonly boolean[]; webhookDirectory: WebhookDirectory | null },
   now: number,
 ): RowEntitlementResult {
   const { customerId, keys } = input;
@@ -112,11 +115,11 @@ export function decideRowKeys(
       details: { surface: 'migration', requestId: input.requestId, entitlementKey: key },
     });
   });
-  let webhookEventIds: string[] = [];
+  let webhookFanouts: WebhookFanout[] = [];
   if (created.length > 0) {
-    ({ webhookEventIds } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: state.projection, grants: state.grants }], changes: created, cause: (key) => causes.get(key)!, now }));
+    ({ webhookFanouts } = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: state.projection, grants: state.grants }], changes: created, cause: (key) => causes.get(key)!, now, webhookDirectory: state.webhookDirectory }));
   }
-  return { outcomes, webhookEventIds };
+  return { outcomes, webhookFanouts };
 }
 
 /** Keys per catalog transaction: well under a transaction's 500 writes. */

@@ -1,4 +1,5 @@
 import type { MigrationDeps } from './deps';
+import { directoryOf, webhookDirectoryRef } from '../webhooks/directory';
 import { projectionRef } from '../entitlements/projection';
 import { createFreshCustomer } from '../identity/freshCustomers';
 import { identityDocId, newCustomerId } from '../customers/model';
@@ -6,7 +7,7 @@ import { identityRef } from '../customers/refs';
 import { runIdentityTransaction } from '../identity/transactions';
 import type { EnvScope } from '../store/scope';
 import { writeKeys, writeQueue } from '../store/writeQueue';
-import { dispatchWebhookEvents } from '../webhooks/dispatch';
+import { dispatchWebhookEvents, type WebhookFanout } from '../webhooks/dispatch';
 import { decideRowKeys } from './grants';
 import { migrationLogs } from './logs';
 import type { RowResult } from './rowResult';
@@ -82,13 +83,14 @@ async function migrateChunk(deps: MigrationDeps, scope: EnvScope, chunk: readonl
   const now = deps.clock.now();
   // Writers of these identifiers on this instance take turns (store/writeQueue.ts), as linkIdentities does.
   const queueKeys = chunk.flatMap(({ row }) => row.hints.map((hint) => writeKeys.identity(scope, identityDocId(hint.kind, hint.id))));
-  const { results, webhookEventIds } = await writeQueue.run(queueKeys, () =>
+  const { results, webhookFanouts } = await writeQueue.run(queueKeys, () =>
     runIdentityTransaction(scope, async (tx) => {
       const customerIds = chunk.map(() => newCustomerId());
       const indexRefs = chunk.flatMap(({ row }) => row.hints.map((hint) => identityRef(scope, hint.kind, hint.id)));
-      const [snapshots, projections] = await readGroupsInTx(tx, indexRefs, customerIds.map((id) => projectionRef(scope, id)));
+      const [snapshots, projections, [webhookDirectory]] = await readGroupsInTx(tx, indexRefs, customerIds.map((id) => projectionRef(scope, id)), [webhookDirectoryRef(scope)]);
+      const directory = directoryOf(webhookDirectory);
       const out = new Map<number, RowResult>();
-      const eventIds: string[] = [];
+      const fanouts: WebhookFanout[] = [];
       let offset = 0;
       chunk.forEach(({ rowIndex, row, stripe, stripeProductsOf }, i) => {
         const indexSnapshots = snapshots.slice(offset, offset + row.hints.length);
@@ -99,15 +101,15 @@ async function migrateChunk(deps: MigrationDeps, scope: EnvScope, chunk: readonl
           tx,
           scope,
           { customerId, keys: row.assertedKeys, stripe, stripeProductsOf, requestId },
-          { projection: projections[i], grants: [], migrated: row.assertedKeys.map(() => false) },
+          { projection: projections[i], grants: [], migrated: row.assertedKeys.map(() => false), webhookDirectory: directory },
           now,
         );
-        eventIds.push(...decided.webhookEventIds);
+        fanouts.push(...decided.webhookFanouts);
         out.set(rowIndex, { kind: 'linked', created: true, outcomes: decided.outcomes.map(({ outcome }) => outcome) });
       });
-      return { results: out, webhookEventIds: eventIds };
+      return { results: out, webhookFanouts: fanouts };
     }),
   );
-  await dispatchWebhookEvents(deps.tasks, scope, webhookEventIds);
+  await dispatchWebhookEvents(deps.tasks, scope, webhookFanouts);
   return results;
 }

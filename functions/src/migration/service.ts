@@ -170,7 +170,7 @@ async function migrateRow(
     { customerId, keys: row.assertedKeys, stripe, stripeProductsOf, requestId },
     deps.clock.now(),
   );
-  await dispatchWebhookEvents(deps.tasks, scope, result.webhookEventIds);
+  await dispatchWebhookEvents(deps.tasks, scope, result.webhookFanouts);
   return { kind: 'linked', created: link.created, outcomes: result.outcomes.map(({ outcome }) => outcome) };
 }
 

@@ -12,11 +12,12 @@ import { transferBehaviorIn } from '../identity/transferPolicy';
 import { randomToken } from '../ids/random';
 import { subscriptionTransferredEvent } from '../webhooks/customerEvents';
 import { appendWebhookEvent } from '../webhooks/outbox';
+import { directoryOf, webhookDirectoryRef, type WebhookDirectory } from '../webhooks/directory';
 import type { CustomerRecord } from '../customers/model';
 import type { EnvScope } from '../store/scope';
 import { writeKeys, writeQueue } from '../store/writeQueue';
 import type { TaskQueue } from '../tasks/queue';
-import { dispatchWebhookEvents } from '../webhooks/dispatch';
+import { dispatchWebhookEvents, type WebhookFanout } from '../webhooks/dispatch';
 import type { RevenueFact } from '../store/rollups/revenueFacts';
 import { recordRevenue, revenueClaimRefs } from '../store/rollups/revenueRollup';
 import { projectionVersionOf, readGrantsAhead, type GrantsReadAhead } from './grantsReadAhead';
@@ -90,8 +91,8 @@ export interface RailDecision {
   toState: string | null;
   /** The customer's projection after the decision (null without a customer). */
   projection: ProjectionDoc | null;
-  /** Webhook events recorded with the decision (already dispatched by `decideRailEvent`). */
-  webhookEventIds: string[];
+  /** Fan-outs of the webhook events recorded with the decision (already dispatched by `decideRailEvent`). */
+  webhookFanouts: WebhookFanout[];
   /** Set when this decision moved the subscription from another customer (audited, webhook sent). */
   transferredFrom?: string;
 }
@@ -117,7 +118,7 @@ export async function decideRailEvent(input: RailDecisionInput): Promise<RailDec
   if (input.subscriptionId) keys.push(writeKeys.subscription(scope, subscriptionDocId(input.rail, input.subscriptionId)));
   if (input.customerId) keys.push(writeKeys.customer(scope, input.customerId));
   const decision = await writeQueue.run(keys, async () => decideInTransaction(input, await grantsAheadOf(input)));
-  await dispatchWebhookEvents(input.tasks, scope, decision.webhookEventIds);
+  await dispatchWebhookEvents(input.tasks, scope, decision.webhookFanouts);
   return decision;
 }
 
@@ -146,8 +147,8 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
     const subRef = input.subscriptionId ? subscriptionRef(scope, input.rail, input.subscriptionId) : null;
     const expected = input.customerId;
     const claimRefs = revenueClaimRefs(scope, input.revenue);
-    // One read for the event, the record, the expected customer with its projection, the revenue claims and the catalog entries.
-    const [[auditSnap], subSnaps, expectedCustomer, expectedProjection, claimSnaps, catalogSnaps] = await readGroupsInTx(
+    // One read for the event, the record, the expected customer with its projection, the revenue claims, the catalog entries and the webhook directory.
+    const [[auditSnap], subSnaps, expectedCustomer, expectedProjection, claimSnaps, catalogSnaps, [directorySnap]] = await readGroupsInTx(
       tx,
       [auditRef(scope, input.eventId)],
       subRef ? [subRef] : [],
@@ -155,7 +156,9 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
       expected ? [projectionRef(scope, expected)] : [],
       claimRefs,
       products.map((productId) => catalogProductRef(scope, input.rail, productId)),
+      [webhookDirectoryRef(scope)],
     );
+    const webhookDirectory = directoryOf(directorySnap);
     const expectedSnaps: CustomerSnaps | null = expected ? [expectedCustomer[0], expectedProjection[0]] : null;
     const current = subSnaps[0]?.data() ?? null;
     const catalogKeys = new Map(products.map((productId, i) => [productId, entitlementKeysOf(catalogSnaps[i])]));
@@ -171,7 +174,7 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
       // Nothing to apply: the record keeps its owner, whoever presented it.
       const keptOwner = transfer ? transfer.fromCustomerId : customerId;
       const keptProjection = transfer ? transfer.fromProjection : projectionSnap;
-      const outcome: RailDecision = { duplicate: false, decision: 'no_op', reason, customerId: keptOwner, fromState, toState: fromState, projection: storedProjection(keptProjection), webhookEventIds: [] };
+      const outcome: RailDecision = { duplicate: false, decision: 'no_op', reason, customerId: keptOwner, fromState, toState: fromState, projection: storedProjection(keptProjection), webhookFanouts: [] };
       record(tx, input, outcome, claimSnaps);
       return outcome;
     }
@@ -188,19 +191,20 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
     const changed = [...new Map([...moved, ...decided].map((g) => [g.grantId, g])).values()];
     const grantedKeys = [...new Set(keysByProduct.flat())].sort();
     let projection: ProjectionDoc | null = null;
-    let webhookEventIds: string[] = [];
+    let webhookFanouts: WebhookFanout[] = [];
     if (customerId && projectionSnap) {
       const cause: EntitlementCause = { kind: 'rail', rail: input.rail, auditEventId: input.eventId, eventType: input.eventType, ...takenBack(snapshot.state) };
       const previous = transfer ? [{ customerId: transfer.fromCustomerId, projection: transfer.fromProjection, grants: fromGrants }] : [];
-      const applied = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: projectionSnap, grants }, ...previous], changes: changed, cause, now: input.now });
+      const applied = applyGrantChanges(tx, scope, { customers: [{ customerId, projection: projectionSnap, grants }, ...previous], changes: changed, cause, now: input.now, webhookDirectory });
       projection = applied.projections.get(customerId)!;
-      webhookEventIds = applied.webhookEventIds;
+      webhookFanouts = applied.webhookFanouts;
     }
-    if (transfer && customerId) webhookEventIds.push(journalTransfer(tx, input, transfer, customerId));
+    const transferFanout = transfer && customerId ? journalTransfer(tx, input, transfer, customerId, webhookDirectory) : null;
+    if (transferFanout) webhookFanouts.push(transferFanout);
     tx.set(subRef, subscriptionRecord(input, snapshot, current, customerId, grantedKeys));
 
     const decision = decideOutcome(snapshot, current, changed, customerId, grantedKeys);
-    const outcome: RailDecision = { duplicate: false, ...decision, customerId, fromState, toState: snapshot.state, projection, webhookEventIds, ...(transfer ? { transferredFrom: transfer.fromCustomerId } : {}) };
+    const outcome: RailDecision = { duplicate: false, ...decision, customerId, fromState, toState: snapshot.state, projection, webhookFanouts, ...(transfer ? { transferredFrom: transfer.fromCustomerId } : {}) };
     record(tx, input, outcome, claimSnaps, { productIds: snapshot.productIds, entitlementKeys: grantedKeys, ...(transfer ? { transferredFrom: transfer.fromCustomerId, transferReason: transfer.reason } : {}) });
     return outcome;
   });
@@ -278,9 +282,9 @@ const isGrantOf = (grant: GrantRecord, rail: CatalogRail, subscriptionId: string
 /**
  * One audit entry (`customer.subscription_transferred`, both customers named, the proving event
  * in its details) and its outbound webhook event, in the decision's transaction; returns the
- * webhook event id.
+ * webhook event's fan-out (null: the directory shows nobody subscribed).
  */
-function journalTransfer(tx: Transaction, input: RailDecisionInput, transfer: Transfer, toCustomerId: string): string {
+function journalTransfer(tx: Transaction, input: RailDecisionInput, transfer: Transfer, toCustomerId: string, webhookDirectory: WebhookDirectory | null): WebhookFanout | null {
   const auditEventId = `srv_transfer_${randomToken(24)}`;
   appendAudit(tx, input.scope, {
     eventId: auditEventId,
@@ -310,8 +314,7 @@ function journalTransfer(tx: Transaction, input: RailDecisionInput, transfer: Tr
     auditEventId,
     at: input.now,
   });
-  appendWebhookEvent(tx, input.scope, event);
-  return event.eventId;
+  return appendWebhookEvent(tx, input.scope, event, webhookDirectory);
 }
 
 async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: DocumentSnapshot<AuditEntry>, expected: string | null, expectedProjection: DocumentSnapshot<ProjectionDoc> | null): Promise<RailDecision> {
@@ -327,7 +330,7 @@ async function duplicateOf(tx: Transaction, scope: EnvScope, auditSnap: Document
     fromState: entry.fromState,
     toState: entry.toState,
     projection: storedProjection(projectionSnap),
-    webhookEventIds: [],
+    webhookFanouts: [],
   };
 }
 

@@ -133,7 +133,7 @@ export async function runErasure(deps: BackgroundDeps, payload: ErasurePayload):
   });
   if (outcome === 'erased') {
     identityLogs.erasureCompleted(payload.projectId, payload.env, payload.customerId, deleted);
-    await dispatchWebhookEvents(deps.tasks, scope, [erasedEvent.eventId]);
+    await dispatchWebhookEvents(deps.tasks, scope, [{ eventId: erasedEvent.eventId, snapshot: null }]); // its directory is not read: the task reads
   }
   return outcome;
 }

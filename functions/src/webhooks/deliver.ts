@@ -21,7 +21,7 @@ import { endpointRef } from './endpoints';
 import { webhookEventRef } from './outbox';
 import { WEBHOOK_RECORD_RETENTION_DAYS, type WebhookEventRecord } from './eventModel';
 import { webhookLogs } from './logs';
-import { TEST_EVENT_TYPE, type WebhookEndpointRecord } from './model';
+import { TEST_EVENT_TYPE, type DeliveryTarget, type WebhookEndpointRecord } from './model';
 import { openRequest, type PendingRequest, type SendResult } from './sender';
 import { eventBody, signedHeaders } from './signature';
 import { activeSecretRefs } from './signingSecret';
@@ -124,7 +124,7 @@ export async function deliver(deps: DeliveryDeps, task: DeliveryTask): Promise<D
 }
 
 /** The endpoint's active signing secrets, in signing order, with their generations. */
-export async function readSigningSecrets(deps: Pick<DeliveryDeps, 'secrets' | 'clock'>, endpoint: WebhookEndpointRecord): Promise<{ secrets: string[]; generations: number[] }> {
+export async function readSigningSecrets(deps: Pick<DeliveryDeps, 'secrets' | 'clock'>, endpoint: DeliveryTarget): Promise<{ secrets: string[]; generations: number[] }> {
   const refs = activeSecretRefs(endpoint, deps.clock.now());
   const secrets = await Promise.all(refs.map((ref) => deps.secrets.read(endpoint.projectId, ref)));
   const generations = [endpoint.secret.generation, ...(refs.length > 1 ? [endpoint.previousSecret!.generation] : [])];
@@ -143,7 +143,7 @@ export interface PreparedAttempt {
   destination: Promise<{ request: PendingRequest } | { notSent: Pick<DeliveryAttempt, 'error' | 'errorDetail'> } | { failed: unknown }>;
 }
 
-export function prepareAttempt(deps: Pick<DeliveryDeps, 'settings'>, policy: DeliveryPolicy, endpoint: WebhookEndpointRecord): PreparedAttempt {
+export function prepareAttempt(deps: Pick<DeliveryDeps, 'settings'>, policy: DeliveryPolicy, endpoint: DeliveryTarget): PreparedAttempt {
   const deadline = performance.now() + policy.timeoutMs;
   const destination = withinDeadline(checkDestination(endpoint.url, { allowLoopbackHttp: deps.settings.webhooksAllowLoopback, lookup: policy.lookup }), deadline).then(
     (checked) => {
@@ -171,7 +171,7 @@ export async function attemptOnce(
   deps: Pick<DeliveryDeps, 'settings'>,
   policy: DeliveryPolicy,
   event: WebhookEventRecord,
-  endpoint: WebhookEndpointRecord,
+  endpoint: DeliveryTarget,
   claim: Claimed,
   { secrets, generations }: { secrets: string[]; generations: number[] },
   prepared: PreparedAttempt,

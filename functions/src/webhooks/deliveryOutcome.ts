@@ -4,6 +4,7 @@ import type { EnvScope } from '../store/scope';
 import { readGroupsInTx } from '../store/converters';
 import { deliveryRef, MAX_KEPT_ATTEMPTS, type DeliveryAttempt, type DeliveryFailure, type DeliveryRecord } from './deliveryModel';
 import { DISABLE_AFTER_FAILING_MS, RETRY_WINDOW_MS, type DeliveryPolicy } from './deliveryPolicy';
+import { readForDirectory, writeDirectory } from './directory';
 import { disableEndpointForDelivery, endpointRef } from './endpoints';
 import { webhookLogs } from './logs';
 import type { WebhookEndpointRecord } from './model';
@@ -57,7 +58,13 @@ export async function recordOutcomes(scope: EnvScope, clock: Clock, policy: Deli
       made.map((m) => deliveryRef(scope, m.deliveryId)),
       made.map((m) => endpointRef(scope, m.endpointId)),
     );
-    return made.map((m, i) => recordOne(tx, scope, policy, m, deliveries[i].data(), endpoints[i].data(), now, effects[i]));
+    const transitions = made.map((m, i) => endpointTransition(m, deliveries[i].data(), endpoints[i].data(), now));
+    // An answer that changes its endpoint (disabled, failing or not) changes the partition's directory: read it (before any write) only then.
+    const directory = transitions.some((t) => t !== null) ? await readForDirectory(tx, scope) : null;
+    const changed: WebhookEndpointRecord[] = [];
+    const recorded = made.map((m, i) => recordOne(tx, scope, policy, m, deliveries[i].data(), endpoints[i].data(), transitions[i], now, effects[i], changed));
+    if (directory) writeDirectory(tx, scope, directory, { changed }, now);
+    return recorded;
   });
   results.forEach((recorded, i) => {
     if (recorded === 'raced') return;
@@ -69,34 +76,61 @@ export async function recordOutcomes(scope: EnvScope, clock: Clock, policy: Deli
   return results;
 }
 
-function recordOne(tx: Transaction, scope: EnvScope, policy: DeliveryPolicy, made: MadeAttempt, current: DeliveryRecord | undefined, endpoint: WebhookEndpointRecord | undefined, now: number, effects: Effects): RecordResult {
+const isClaimed = (made: MadeAttempt, current: DeliveryRecord | undefined): current is DeliveryRecord =>
+  current !== undefined && current.state === 'pending' && current.inFlight?.attempt === made.attempt.attempt;
+
+/** What recording this answer does to its endpoint: disables it (a 410, or 3 days of failures), or starts or ends its run of failures. */
+type EndpointTransition = { disable: 'gone' | 'failing'; failingSince: number | null } | { failingSince: number | null } | null;
+
+function endpointTransition(made: MadeAttempt, current: DeliveryRecord | undefined, endpoint: WebhookEndpointRecord | undefined, now: number): EndpointTransition {
+  const { attempt } = made;
+  if (!isClaimed(made, current) || !endpoint) return null;
+  if (attempt.error === null) return endpoint.failingSince != null ? { failingSince: null } : null;
+  if (endpoint.disabled) return null;
+  if (attempt.error === 'gone') return { disable: 'gone', failingSince: endpoint.failingSince ?? null };
+  const failingSince = endpoint.failingSince ?? attempt.at;
+  if (now - failingSince >= DISABLE_AFTER_FAILING_MS) return { disable: 'failing', failingSince };
+  return endpoint.failingSince == null ? { failingSince } : null;
+}
+
+function recordOne(
+  tx: Transaction,
+  scope: EnvScope,
+  policy: DeliveryPolicy,
+  made: MadeAttempt,
+  current: DeliveryRecord | undefined,
+  endpoint: WebhookEndpointRecord | undefined,
+  transition: EndpointTransition,
+  now: number,
+  effects: Effects,
+  changed: WebhookEndpointRecord[],
+): RecordResult {
   const { deliveryId, attempt } = made;
-  if (!current || current.state !== 'pending' || current.inFlight?.attempt !== attempt.attempt) return 'raced';
+  if (!isClaimed(made, current)) return 'raced';
   const next: DeliveryRecord = { ...current, attempts: [...current.attempts, attempt].slice(-MAX_KEPT_ATTEMPTS), inFlight: null, nextRetryAt: null, updatedAt: now };
+  let endpointDisabled = Boolean(endpoint?.disabled);
+  if (endpoint && transition && 'disable' in transition) {
+    const note =
+      transition.disable === 'gone'
+        ? `HTTP 410 Gone answered delivery ${deliveryId}, attempt ${attempt.attempt}.`
+        : `Every delivery attempt failed since ${new Date(transition.failingSince!).toISOString()}.`;
+    const disabled = disableEndpointForDelivery(tx, scope, endpoint, transition.disable, note, now);
+    effects.disabled.push({ reason: transition.disable, auditEventId: disabled.auditEventId });
+    changed.push(disabled.record);
+    endpointDisabled = true;
+  } else if (endpoint && transition) {
+    tx.update(endpointRef(scope, endpoint.endpointId), { failingSince: transition.failingSince });
+    changed.push({ ...endpoint, failingSince: transition.failingSince });
+  }
   let outcome: Recorded['outcome'];
   if (attempt.error === null) {
     outcome = 'delivered';
     Object.assign(next, { state: 'delivered', deliveredAt: now });
-    if (endpoint?.failingSince != null) tx.update(endpointRef(scope, endpoint.endpointId), { failingSince: null });
   } else if (attempt.error === 'gone') {
     outcome = 'failed';
     effects.failures.push('endpoint_gone');
     Object.assign(next, { state: 'failed', failedAt: now, failure: 'endpoint_gone' });
-    if (endpoint && !endpoint.disabled) {
-      effects.disabled.push({ reason: 'gone', auditEventId: disableEndpointForDelivery(tx, scope, endpoint, 'gone', `HTTP 410 Gone answered delivery ${deliveryId}, attempt ${attempt.attempt}.`, now) });
-    }
   } else {
-    let endpointDisabled = Boolean(endpoint?.disabled);
-    if (endpoint && !endpoint.disabled) {
-      const failingSince = endpoint.failingSince ?? attempt.at;
-      if (now - failingSince >= DISABLE_AFTER_FAILING_MS) {
-        const since = new Date(failingSince).toISOString();
-        effects.disabled.push({ reason: 'failing', auditEventId: disableEndpointForDelivery(tx, scope, endpoint, 'failing', `Every delivery attempt failed since ${since}.`, now) });
-        endpointDisabled = true;
-      } else if (endpoint.failingSince == null) {
-        tx.update(endpointRef(scope, endpoint.endpointId), { failingSince });
-      }
-    }
     const retryAt = now + retryDelayAfter(policy, current, attempt.attempt) * 1000;
     const exhausted = attempt.attempt >= policy.maxAttempts || retryAt >= next.firstAttemptAt! + RETRY_WINDOW_MS;
     if (exhausted || endpointDisabled) {

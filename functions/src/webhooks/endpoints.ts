@@ -7,14 +7,13 @@ import type { SecretWriter } from '../secrets/writer';
 import type { EnvScope } from '../store/scope';
 import { retryingTransaction } from '../store/transactionRetry';
 import { checkDestination, type Lookup } from './destination';
+import { readForDirectory, writeDirectory } from './directory';
 import {
-  ENDPOINT_COUNT_DOC,
   MAX_ENDPOINTS_PER_PARTITION,
   TEST_EVENT_TYPE,
   endpointConverter,
   WEBHOOK_ENDPOINTS,
   WEBHOOK_EVENT_TYPES,
-  WEBHOOK_META,
   type WebhookEndpointRecord,
   type WebhookEventType,
 } from './model';
@@ -137,25 +136,11 @@ async function refusedAfterCommit<T>(outcome: Promise<T | Refusal>): Promise<T> 
 }
 
 /**
- * The limit: at most MAX_ENDPOINTS_PER_PARTITION enabled endpoints. Counted inside the
- * transaction, which also reads and writes `webhookMeta/endpointCount`, so that two concurrent
- * creations or enables conflict on that document and the later one retries and sees the other.
+ * The limit: at most MAX_ENDPOINTS_PER_PARTITION enabled endpoints, counted from the listing the
+ * directory is rebuilt from (directory.ts). That read includes the guard document
+ * `webhookMeta/endpointCount`, which every endpoint change writes, so two concurrent creations or
+ * enables conflict on it and the later one retries and sees the other.
  */
-async function enabledEndpointCount(tx: Transaction, scope: EnvScope): Promise<number> {
-  await tx.get(scope.doc(WEBHOOK_META, ENDPOINT_COUNT_DOC)); // read so that a concurrent creation's write to it conflicts with this one
-  const enabled = await tx.get(scope.collection(WEBHOOK_ENDPOINTS).where('disabled', '==', null).select());
-  return enabled.size;
-}
-
-/**
- * Writes the limit's guard document, which every creation and enable reads: two concurrent ones
- * then conflict on it instead of both counting 9. It holds no count (disables and deletes do not
- * write it, so a stored count would go stale): the endpoints themselves are counted each time.
- */
-function claimLimitGuard(tx: Transaction, scope: EnvScope, now: number): void {
-  tx.set(scope.doc(WEBHOOK_META, ENDPOINT_COUNT_DOC), { updatedAt: now });
-}
-
 const limitReached = (scope: EnvScope, count: number) =>
   new Refusal(new DomainError('conflict', `Project ${scope.projectId} already has ${count} enabled ${scope.env} webhook endpoints (at most ${MAX_ENDPOINTS_PER_PARTITION}); delete or disable one first.`));
 
@@ -199,8 +184,8 @@ export async function createEndpoint(scope: EnvScope, input: CreateEndpointInput
         const project = await tx.get(scope.projectRef());
         if (!project.exists) return new Refusal(new DomainError('not_found', `No project ${scope.projectId}.`));
         if (project.get('archived')) return new Refusal(new DomainError('archived', `Project ${scope.projectId} is archived.`));
-        const enabled = await enabledEndpointCount(tx, scope);
-        if (enabled >= MAX_ENDPOINTS_PER_PARTITION) return limitReached(scope, enabled);
+        const directory = await readForDirectory(tx, scope);
+        if (directory.enabled.length >= MAX_ENDPOINTS_PER_PARTITION) return limitReached(scope, directory.enabled.length);
         const record: WebhookEndpointRecord = {
           endpointId,
           projectId: scope.projectId,
@@ -214,7 +199,7 @@ export async function createEndpoint(scope: EnvScope, input: CreateEndpointInput
           previousSecret: null,
         };
         tx.create(endpointRef(scope, endpointId), record);
-        claimLimitGuard(tx, scope, deps.now);
+        writeDirectory(tx, scope, directory, { changed: [record] }, deps.now);
         const auditEventId = auditEndpointChange(tx, scope, deps, 'created', record, null, `Operator registered webhook endpoint ${endpointId}.`);
         return { endpoint: toEndpointView(record, deps.now), secret, auditEventId };
       }),
@@ -238,8 +223,10 @@ export async function updateEndpoint(scope: EnvScope, endpointId: string, input:
     endpointTransaction(scope, async (tx) => {
       const current = await readEndpointOrRefusal(tx, scope, endpointId);
       if (current instanceof Refusal) return current;
+      const directory = await readForDirectory(tx, scope);
       const record: WebhookEndpointRecord = { ...current, url: url ?? current.url, eventTypes: eventTypes ?? current.eventTypes, updatedAt: deps.now };
       tx.update(endpointRef(scope, endpointId), { url: record.url, eventTypes: record.eventTypes, updatedAt: deps.now });
+      writeDirectory(tx, scope, directory, { changed: [record] }, deps.now);
       const from = current.disabled ? 'disabled' : 'enabled';
       const auditEventId = auditEndpointChange(tx, scope, deps, 'updated', record, from, `Operator updated webhook endpoint ${endpointId}.`, { previousUrl: current.url, previousEventTypes: current.eventTypes });
       return { endpoint: toEndpointView(record, deps.now), auditEventId };
@@ -258,7 +245,9 @@ export async function deleteEndpoint(scope: EnvScope, endpointId: string, deps: 
     endpointTransaction(scope, async (tx) => {
       const current = await readEndpointOrRefusal(tx, scope, endpointId);
       if (current instanceof Refusal) return current;
+      const directory = await readForDirectory(tx, scope);
       tx.delete(endpointRef(scope, endpointId));
+      writeDirectory(tx, scope, directory, { removed: [endpointId] }, deps.now);
       const from = current.disabled ? 'disabled' : 'enabled';
       const id = auditEndpointChange(tx, scope, deps, 'deleted', current, from, `Operator deleted webhook endpoint ${endpointId}.`);
       return { record: current, auditEventId: id };
@@ -308,8 +297,10 @@ export async function disableEndpoint(scope: EnvScope, endpointId: string, note:
       const current = await readEndpointOrRefusal(tx, scope, endpointId);
       if (current instanceof Refusal) return current;
       if (current.disabled) return new Refusal(new DomainError('conflict', `Webhook endpoint ${endpointId} is already disabled.`));
+      const directory = await readForDirectory(tx, scope);
       const record: WebhookEndpointRecord = { ...current, disabled: { reason: 'operator', note, at: deps.now }, updatedAt: deps.now };
       tx.update(endpointRef(scope, endpointId), { disabled: record.disabled, updatedAt: deps.now });
+      writeDirectory(tx, scope, directory, { changed: [record] }, deps.now);
       const auditEventId = auditEndpointChange(tx, scope, deps, 'disabled', record, 'enabled', `Operator disabled webhook endpoint ${endpointId}.`, { note });
       return { endpoint: toEndpointView(record, deps.now), auditEventId };
     }),
@@ -318,14 +309,16 @@ export async function disableEndpoint(scope: EnvScope, endpointId: string, note:
 
 /**
  * Disables an endpoint on the delivery's word, inside the delivery's transaction (which has read
- * `current` in it): `gone` after a 410, `failing` after 3 days of failed attempts. Audited like
- * an operator's disable; returns the audit entry's id.
+ * `current` in it, and writes the partition's directory with the returned record):
+ * `gone` after a 410, `failing` after 3 days of failed attempts. Audited like an operator's
+ * disable; returns the audit entry's id and the record as disabled.
  */
-export function disableEndpointForDelivery(tx: Transaction, scope: EnvScope, current: WebhookEndpointRecord, reason: 'gone' | 'failing', note: string, now: number): string {
+export function disableEndpointForDelivery(tx: Transaction, scope: EnvScope, current: WebhookEndpointRecord, reason: 'gone' | 'failing', note: string, now: number): { auditEventId: string; record: WebhookEndpointRecord } {
   const record: WebhookEndpointRecord = { ...current, disabled: { reason, note, at: now }, updatedAt: now };
   tx.update(endpointRef(scope, current.endpointId), { disabled: record.disabled, updatedAt: now });
   const why = reason === 'gone' ? 'its receiver answered 410 Gone' : 'every delivery attempt failed for 3 days';
-  return auditEndpointChange(tx, scope, { now, surface: DELIVERY_SURFACE }, 'disabled', record, 'enabled', `Webhook endpoint ${current.endpointId} disabled: ${why}.`, { disabledReason: reason, note, failingSince: current.failingSince ?? null });
+  const auditEventId = auditEndpointChange(tx, scope, { now, surface: DELIVERY_SURFACE }, 'disabled', record, 'enabled', `Webhook endpoint ${current.endpointId} disabled: ${why}.`, { disabledReason: reason, note, failingSince: current.failingSince ?? null });
+  return { auditEventId, record };
 }
 
 /** Resumes deliveries to a disabled endpoint; refused when the partition already has MAX_ENDPOINTS_PER_PARTITION enabled ones. */
@@ -335,12 +328,12 @@ export async function enableEndpoint(scope: EnvScope, endpointId: string, deps: 
       const current = await readEndpointOrRefusal(tx, scope, endpointId);
       if (current instanceof Refusal) return current;
       if (!current.disabled) return new Refusal(new DomainError('conflict', `Webhook endpoint ${endpointId} is already enabled.`));
-      const enabled = await enabledEndpointCount(tx, scope);
-      if (enabled >= MAX_ENDPOINTS_PER_PARTITION) return limitReached(scope, enabled);
+      const directory = await readForDirectory(tx, scope);
+      if (directory.enabled.length >= MAX_ENDPOINTS_PER_PARTITION) return limitReached(scope, directory.enabled.length);
       // A fresh start: failures before the endpoint was disabled do not count towards disabling it again.
       const record: WebhookEndpointRecord = { ...current, disabled: null, failingSince: null, updatedAt: deps.now };
       tx.update(endpointRef(scope, endpointId), { disabled: null, failingSince: null, updatedAt: deps.now });
-      claimLimitGuard(tx, scope, deps.now);
+      writeDirectory(tx, scope, directory, { changed: [record] }, deps.now);
       const auditEventId = auditEndpointChange(tx, scope, deps, 'enabled', record, 'disabled', `Operator enabled webhook endpoint ${endpointId}.`, { previousReason: current.disabled.reason });
       return { endpoint: toEndpointView(record, deps.now), auditEventId };
     }),
@@ -366,6 +359,7 @@ export async function rotateEndpointSecret(scope: EnvScope, endpointId: string, 
       const current = await readEndpointOrRefusal(tx, scope, endpointId);
       if (current instanceof Refusal) return current;
       if (current.secret.generation + 1 !== generation) return new Refusal(new DomainError('conflict', `The secret of webhook endpoint ${endpointId} was rotated meanwhile; try again.`));
+      const directory = await readForDirectory(tx, scope);
       const expiresAt = deps.now + graceMs;
       const record: WebhookEndpointRecord = {
         ...current,
@@ -376,6 +370,7 @@ export async function rotateEndpointSecret(scope: EnvScope, endpointId: string, 
         updatedAt: deps.now,
       };
       tx.update(endpointRef(scope, endpointId), { secret: record.secret, previousSecret: record.previousSecret, previousSecretRetiresAt: expiresAt, updatedAt: deps.now });
+      writeDirectory(tx, scope, directory, { changed: [record] }, deps.now);
       const from = current.disabled ? 'disabled' : 'enabled';
       const auditEventId = auditEndpointChange(tx, scope, deps, 'secret_rotated', record, from, `Operator rotated the signing secret of webhook endpoint ${endpointId}.`, { graceMs, previousSecretExpiresAt: expiresAt });
       // A previous secret not yet deleted (its grace may still run) is displaced by this one.

@@ -1,12 +1,14 @@
 import type { BackgroundDeps } from '../tasks/background';
 import { EnvScope } from '../store/scope';
 import type { TaskQueue } from '../tasks/queue';
-import { isFanoutPayload } from './dispatch';
+import { SECOND } from '../clock';
+import { isFanoutPayload, snapshotOf, type FanoutSnapshot } from './dispatch';
 import type { WebhookEventRecord } from './eventModel';
-import { TEST_EVENT_TYPE, type WebhookEndpointRecord } from './model';
+import { TEST_EVENT_TYPE, type DeliveryTarget, type WebhookEndpointRecord } from './model';
 import { outboxLogs } from './outboxLogs';
-import { webhookEventRef } from './outbox';
+import { outboxRecord, webhookEventRef } from './outbox';
 import { endpointsCollection } from './endpoints';
+import { directoryOf, ensureDirectory, webhookDirectoryRef } from './directory';
 import { deliverFirstAttempts, enqueueDeliveryTask, type FanoutDeps, type FirstAttemptReport } from './firstAttempts';
 
 /**
@@ -44,7 +46,7 @@ export async function fanOut(scope: EnvScope, tasks: TaskQueue, event: WebhookEv
   return targets.length;
 }
 
-async function markFannedOut(scope: EnvScope, event: WebhookEventRecord, targets: number, now: number, firstAttempts?: FirstAttemptReport): Promise<void> {
+async function markFannedOut(scope: EnvScope, event: Pick<WebhookEventRecord, 'eventId' | 'type'>, targets: number, now: number, firstAttempts?: FirstAttemptReport): Promise<void> {
   await scope.commit(scope.batch().update(webhookEventRef(scope, event.eventId), { fannedOutAt: now }));
   outboxLogs.fannedOut(scope.projectId, scope.env, event.eventId, event.type, targets, firstAttempts);
 }
@@ -52,13 +54,15 @@ async function markFannedOut(scope: EnvScope, event: WebhookEventRecord, targets
 export type FanoutOutcome = 'fanned_out' | 'already_fanned_out' | 'no_event';
 
 /**
- * The fan-out task: reads the event and lists the partition's endpoints concurrently, makes the
- * first attempt of each delivery itself (firstAttempts.ts), and marks the event fanned out only
- * once every delivery is finished or has its task — until then a crash is retried by the queue
- * or relayed. Nothing is done for an event that is gone or already fanned out.
+ * The fan-out task: reads the event (with the partition's directory) and lists the partition's
+ * endpoints concurrently, makes the first attempt of each delivery itself (firstAttempts.ts), and
+ * marks the event fanned out only once every delivery is finished or has its task — until then a
+ * crash is retried by the queue or relayed. Nothing is done for an event that is gone or already
+ * fanned out. In a partition with no directory yet, it then builds it (directory.ts), so that the
+ * partition's later events nobody is subscribed to skip their fan-out.
  */
 export async function fanOutEvent(scope: EnvScope, deps: FanoutDeps, eventId: string): Promise<FanoutOutcome> {
-  const [snapshot, endpoints] = await Promise.all([scope.get(webhookEventRef(scope, eventId)), listEndpoints(scope)]);
+  const [[snapshot, guard], endpoints] = await Promise.all([scope.getAll(webhookEventRef(scope, eventId), webhookDirectoryRef(scope)), listEndpoints(scope)]);
   // Not there: expired by its TTL, or the recording transaction never committed (an id is only ever written with its change).
   if (!snapshot.exists) return 'no_event';
   const event = snapshot.data()!;
@@ -66,11 +70,47 @@ export async function fanOutEvent(scope: EnvScope, deps: FanoutDeps, eventId: st
   const targets = endpointsFor(event, endpoints);
   const firstAttempts = await deliverFirstAttempts(scope, deps, event, targets);
   await markFannedOut(scope, event, targets.length, deps.clock.now(), firstAttempts);
+  if (directoryOf(guard) === null) await buildDirectory(scope, deps.clock.now());
   return 'fanned_out';
+}
+
+/** Best effort: the event is fanned out whatever happens here; a failure leaves the next fan-out to build it. */
+async function buildDirectory(scope: EnvScope, now: number): Promise<void> {
+  try {
+    const built = await ensureDirectory(scope, now);
+    if (built) outboxLogs.directoryBuilt(scope.projectId, scope.env, built.endpoints);
+  } catch (err) {
+    outboxLogs.directoryNotBuilt(scope.projectId, scope.env, err instanceof Error ? err.message : String(err));
+  }
+}
+
+/**
+ * How long after its change a fan-out task may still trust the change's snapshot of the
+ * directory: beyond it (a queue backlog, a retry after a crash) it reads the event and the
+ * endpoints as they are now.
+ */
+export const FANOUT_SNAPSHOT_MAX_AGE_MS = 5 * SECOND;
+
+/**
+ * The fan-out of a task that carries its change's snapshot (dispatch.ts): the targets the
+ * directory named in the change's own transaction, and the event's payload, so the first
+ * attempts are claimed at once — one store round trip before the POSTs instead of two. Claims,
+ * crash safety and `fannedOutAt` are the read path's (firstAttempts.ts): a delivery whose record
+ * exists (a second run, the relay) is left to its task, and the event is marked fanned out last.
+ */
+async function fanOutFromSnapshot(scope: EnvScope, deps: FanoutDeps, snapshot: FanoutSnapshot): Promise<void> {
+  const { payload } = snapshot;
+  const event: WebhookEventRecord = { ...outboxRecord(scope, payload.id, payload.type, payload.created, payload.data), payload };
+  const targets: DeliveryTarget[] = snapshot.targets.map((entry) => ({ ...entry, projectId: scope.projectId, env: scope.env, disabled: null }));
+  const firstAttempts = await deliverFirstAttempts(scope, deps, event, targets);
+  await markFannedOut(scope, event, targets.length, deps.clock.now(), firstAttempts);
 }
 
 /** The `webhookFanout` queue's handler: a malformed payload is dropped (retrying cannot fix it). */
 export async function webhookFanoutHandler(payload: Record<string, unknown>, deps: BackgroundDeps & FanoutDeps): Promise<void> {
   if (!isFanoutPayload(payload)) return;
-  await fanOutEvent(new EnvScope(deps.db, payload.projectId, payload.env), deps, payload.eventId);
+  const scope = new EnvScope(deps.db, payload.projectId, payload.env);
+  const snapshot = snapshotOf(payload);
+  if (snapshot && deps.clock.now() - snapshot.payload.created <= FANOUT_SNAPSHOT_MAX_AGE_MS) return fanOutFromSnapshot(scope, deps, snapshot);
+  await fanOutEvent(scope, deps, payload.eventId);
 }

@@ -9,7 +9,7 @@ import { recordOutcomes, type MadeAttempt } from './deliveryOutcome';
 import { CLAIM_MARGIN_MS, deliveryPolicy, type DeliveryPolicy } from './deliveryPolicy';
 import { deliveryTaskId, WEBHOOK_DELIVERY_QUEUE, type DeliveryTaskPayload, type WebhookEventRecord } from './eventModel';
 import { webhookLogs } from './logs';
-import type { WebhookEndpointRecord } from './model';
+import type { DeliveryTarget } from './model';
 
 /**
  * The fan-out task makes the FIRST attempt of each of its event's deliveries itself, so that a
@@ -44,7 +44,7 @@ export interface FanoutDeps extends DeliveryDeps {
 }
 
 interface ClaimedTarget {
-  endpoint: WebhookEndpointRecord;
+  endpoint: DeliveryTarget;
   deliveryId: string;
   claim: Claimed;
   signing: { secrets: string[]; generations: number[] };
@@ -59,7 +59,7 @@ export interface FirstAttemptReport {
   tasks: number;
 }
 
-export async function deliverFirstAttempts(scope: EnvScope, deps: FanoutDeps, event: WebhookEventRecord, targets: readonly WebhookEndpointRecord[]): Promise<FirstAttemptReport> {
+export async function deliverFirstAttempts(scope: EnvScope, deps: FanoutDeps, event: WebhookEventRecord, targets: readonly DeliveryTarget[]): Promise<FirstAttemptReport> {
   const policy = deliveryPolicy(deps.webhookDelivery);
   const leftToTask = (endpointId: string, reason: 'secrets_unavailable' | 'attempt_threw', err: unknown) =>
     webhookLogs.firstAttemptLeftToTask(scope.projectId, scope.env, deliveryTaskId(event.eventId, endpointId), reason, err instanceof Error ? err.name : 'unknown');

@@ -37,10 +37,23 @@ export interface WebhookEndpointRecord {
   previousSecretRetiresAt?: number | null;
 }
 
+/**
+ * What an attempt needs of its endpoint: where to send, which secrets sign, whether it is
+ * disabled or failing. A stored record is one; so is a directory entry with its partition
+ * (the fan-out's snapshot, directory.ts).
+ */
+export type DeliveryTarget = Pick<WebhookEndpointRecord, 'endpointId' | 'projectId' | 'env' | 'url' | 'disabled' | 'failingSince' | 'previousSecret'> & {
+  secret: Pick<WebhookEndpointRecord['secret'], 'ref' | 'generation'>;
+};
+
 export type EndpointDisabledReason = 'operator' | 'gone' | 'failing';
 
 export const WEBHOOK_ENDPOINTS = 'webhookEndpoints';
-/** `webhookMeta/endpointCount`: written by every creation and enable so that concurrent ones conflict (the limit). */
+/**
+ * `webhookMeta/endpointCount`: the limit's guard and the partition's webhook directory
+ * (directory.ts), read and written by every endpoint change so that concurrent ones conflict.
+ * The id predates the directory and stays (stored documents).
+ */
 export const WEBHOOK_META = 'webhookMeta';
 export const ENDPOINT_COUNT_DOC = 'endpointCount';
 

@@ -2,6 +2,8 @@ import { Timestamp, type Transaction } from 'firebase-admin/firestore';
 import { DAY } from '../clock';
 import { toWireEnv, type Env } from '../store/env';
 import type { EnvScope } from '../store/scope';
+import { mayHaveTargets, subscribedEntries, type WebhookDirectory } from './directory';
+import type { WebhookFanout } from './dispatch';
 import { WEBHOOK_EVENTS, WEBHOOK_RECORD_RETENTION_DAYS, webhookEventConverter, type OutboundEventType, type WebhookEventRecord } from './eventModel';
 
 /**
@@ -39,8 +41,18 @@ export function outboxRecord(
  * Writes the event in the caller's transaction. `create()`: the id is derived from the change
  * (eventIds.ts), so an existing record means this change was recorded already, and the whole
  * transaction fails rather than reset that event's fan-out state.
+ *
+ * `directory`: the partition's webhook directory as the SAME transaction read it (directory.ts),
+ * or null when it was not read or does not exist (unknown). When it names no enabled endpoint
+ * subscribed to the type, the event is written already fanned out (`fannedOutAt` = its creation:
+ * nobody to send to, nothing for the relay) and null is returned: the caller enqueues no fan-out.
+ * Otherwise the fan-out to enqueue after the commit, with the directory's targets when known.
  */
-export function appendWebhookEvent(tx: Transaction, scope: EnvScope, record: WebhookEventRecord): void {
+export function appendWebhookEvent(tx: Transaction, scope: EnvScope, record: WebhookEventRecord, directory: WebhookDirectory | null = null): WebhookFanout | null {
   if (record.projectId !== scope.projectId || record.env !== scope.env) throw new Error(`webhook event ${record.eventId} is not of the scope's partition`);
-  tx.create(webhookEventRef(scope, record.eventId), record);
+  const needsFanOut = record.endpointId !== null || mayHaveTargets(directory, record.type);
+  tx.create(webhookEventRef(scope, record.eventId), needsFanOut ? record : { ...record, fannedOutAt: record.createdAt });
+  if (!needsFanOut) return null;
+  const known = directory !== null && record.endpointId === null;
+  return { eventId: record.eventId, snapshot: known ? { payload: record.payload, targets: subscribedEntries(directory, record.type) } : null };
 }

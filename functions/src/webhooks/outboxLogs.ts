@@ -9,6 +9,12 @@ export const outboxLogs = {
   fannedOut(projectId: string, env: string, eventId: string, type: string, endpoints: number, firstAttempts?: { attempted: number; delivered: number; tasks: number }): void {
     logger.info('webhook event fanned out', { projectId, env, eventId, type, endpoints, ...(firstAttempts ? { firstAttempts } : {}) });
   },
+  directoryBuilt(projectId: string, env: string, endpoints: number): void {
+    logger.info('webhook directory built for the partition', { projectId, env, endpoints });
+  },
+  directoryNotBuilt(projectId: string, env: string, detail: string): void {
+    logger.warn('webhook directory not built; the next fan-out tries again', { projectId, env, detail });
+  },
   relayFailed(projectId: string, env: string, eventId: string, detail: string): void {
     logger.error('webhook relay: fan-out failed; retried on the next run', { projectId, env, eventId, detail });
   },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SecretUnavailableError } from '../secrets/store';
-import type { WebhookEndpointRecord } from './model';
+import type { DeliveryTarget } from './model';
 
 /**
  * `whsec_` + 32 random bytes in standard base64 (every byte uniform, no modulo bias): one text
@@ -36,7 +36,7 @@ function ownSecretRef(endpointId: string, secret: { ref: string; generation: num
  * verifier reads only the last `v1`: a receiver still holding the old secret keeps verifying
  * until the grace ends.
  */
-export function activeSecretRefs(record: Pick<WebhookEndpointRecord, 'endpointId' | 'secret' | 'previousSecret'>, now: number): string[] {
+export function activeSecretRefs(record: Pick<DeliveryTarget, 'endpointId' | 'secret' | 'previousSecret'>, now: number): string[] {
   const previous = record.previousSecret && record.previousSecret.expiresAt > now ? [ownSecretRef(record.endpointId, record.previousSecret)] : [];
   return [ownSecretRef(record.endpointId, record.secret), ...previous];
 }

@@ -22,7 +22,7 @@ export async function seedGrants(scope: EnvScope, customerId: string, grants: Pa
   await scope.runTransaction(async (tx) => {
     const projection = await tx.get(projectionRef(scope, customerId));
     const existing = await readCustomerGrants(tx, scope, customerId);
-    applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants: existing }], changes: records, cause: SEED_CAUSE, now });
+    applyGrantChanges(tx, scope, { customers: [{ customerId, projection, grants: existing }], changes: records, cause: SEED_CAUSE, now, webhookDirectory: null });
   });
   return records;
 }

@@ -21,6 +21,8 @@ export class DeliveryRecordingQueue extends InProcessTaskQueue {
   readonly deliveries: { id: string; payload: DeliveryTaskPayload }[] = [];
   /** Every delivery enqueue, duplicates included. */
   deliveryAttempts = 0;
+  /** Ids (= event ids) of every `webhookFanout` enqueue, duplicates included. */
+  readonly fanoutIds: string[] = [];
   loseFanouts = false;
   private readonly deliveryIds = new Set<string>();
 
@@ -36,6 +38,7 @@ export class DeliveryRecordingQueue extends InProcessTaskQueue {
       this.deliveries.push({ id: options.id, payload: payload as unknown as DeliveryTaskPayload });
       return 'enqueued';
     }
+    if (queue === 'webhookFanout') this.fanoutIds.push(options.id);
     if (queue === 'webhookFanout' && this.loseFanouts) throw new Error('process died before the fan-out was enqueued');
     return super.enqueue(queue, payload, options);
   }

@@ -23,7 +23,7 @@ export const grantRoute = route<GrantBody, Record<string, string>, CustomerIdPar
       { requestId: ctx.requestId, keyId: ctx.auth.keyId },
       now,
     );
-    await dispatchWebhookEvents(ctx.deps.tasks, ctx.scope, outcome.webhookEventIds);
+    await dispatchWebhookEvents(ctx.deps.tasks, ctx.scope, outcome.webhookFanouts);
     return mutationResponse(ctx, 'grant', customerId, outcome, now);
   },
 });

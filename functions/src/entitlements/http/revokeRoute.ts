@@ -23,7 +23,7 @@ export const revokeRoute = route<RevokeBody, Record<string, string>, CustomerIdP
       { requestId: ctx.requestId, keyId: ctx.auth.keyId },
       now,
     );
-    await dispatchWebhookEvents(ctx.deps.tasks, ctx.scope, outcome.webhookEventIds);
+    await dispatchWebhookEvents(ctx.deps.tasks, ctx.scope, outcome.webhookFanouts);
     return mutationResponse(ctx, 'revoke', customerId, outcome, now);
   },
 });

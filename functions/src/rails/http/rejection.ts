@@ -72,7 +72,7 @@ export async function auditVerifiedRejection(rejection: VerifiedRejection): Prom
     const [existing] = await getAllInTx(tx, scope, [auditRef(scope, eventId)]);
     if (existing.exists) {
       const entry = existing.data()!;
-      return { duplicate: true, decision: entry.decision, reason: entry.reason, customerId: entry.customerId, fromState: entry.fromState, toState: entry.toState, projection: null, webhookEventIds: [] };
+      return { duplicate: true, decision: entry.decision, reason: entry.reason, customerId: entry.customerId, fromState: entry.fromState, toState: entry.toState, projection: null, webhookFanouts: [] };
     }
     const reason = truncateText(rejection.reason, 300);
     appendAudit(tx, scope, {
@@ -91,7 +91,7 @@ export async function auditVerifiedRejection(rejection: VerifiedRejection): Prom
       processedAt: rejection.now,
       details: {},
     });
-    return { duplicate: false, decision: 'rejected', reason, customerId: null, fromState: null, toState: null, projection: null, webhookEventIds: [] };
+    return { duplicate: false, decision: 'rejected', reason, customerId: null, fromState: null, toState: null, projection: null, webhookFanouts: [] };
   });
 }
 
