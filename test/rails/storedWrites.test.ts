@@ -80,31 +80,30 @@ const AUDIT_ENTRIES = 5;
 let tick = 0;
 const later = () => world.service.clock.now() + (tick += 1000);
 
+/** A new subscriber applied, each document written once, exactly `documents`, and 132 index entries (none in the unindexed groups). */
+async function expectNewSubscriberWrites(body: unknown, paths: string[], documents: Record<string, number>): Promise<void> {
+  expect(body).toMatchObject({ decision: 'applied', reason: 'created_active', duplicate: false });
+  expect(new Set(paths).size).toBe(paths.length);
+  const profiled = await profile(paths);
+  expect(profiled.documents).toEqual(documents);
+  for (const group of UNINDEXED) expect([group, profiled.entries[group] ?? 0]).toEqual([group, 0]);
+  expect(profiled.entries.audit).toBe(AUDIT_ENTRIES);
+  expect(profiled.total).toBe(132);
+}
+
 describe('a new subscriber’s notification: documents written and their index entries', () => {
   it('Stripe: 13 documents, each written once; 132 index entries', async () => {
     const sub = stripeSubscription({ id: stripeIds.subscription(), customer: stripeIds.customer() });
     world.stripe.subscriptions.set(sub.id as string, sub);
     const { body, paths } = await writesOf(() => postStripe(world, stripeEvent('customer.subscription.created', sub, { created: Math.floor(later() / 1000) })));
-    expect(body).toMatchObject({ decision: 'applied', reason: 'created_active', duplicate: false });
-    expect(new Set(paths).size).toBe(paths.length);
-    const { documents, entries, total } = await profile(paths);
-    expect(documents).toEqual(NEW_SUBSCRIBER_DOCUMENTS);
-    for (const group of UNINDEXED) expect([group, entries[group] ?? 0]).toEqual([group, 0]);
-    expect(entries.audit).toBe(AUDIT_ENTRIES);
-    expect(total).toBe(132);
+    await expectNewSubscriberWrites(body, paths, NEW_SUBSCRIBER_DOCUMENTS);
   });
 
   it('App Store (the transaction carries a price: a revenue claim and its rollups): 19 documents, each written once; 132 index entries', async () => {
     const { body, paths } = await writesOf(() =>
       postApple(world, signedNotification(world.apple, { notificationType: 'SUBSCRIBED', subtype: 'INITIAL_BUY', transaction: transactionPayload(), status: 1, signedDate: later() }).signedPayload),
     );
-    expect(body).toMatchObject({ decision: 'applied', reason: 'created_active', duplicate: false });
-    expect(new Set(paths).size).toBe(paths.length);
-    const { documents, entries, total } = await profile(paths);
-    expect(documents).toEqual({ ...NEW_SUBSCRIBER_DOCUMENTS, revenueClaims: 1, reportRevenue: 5 });
-    for (const group of UNINDEXED) expect([group, entries[group] ?? 0]).toEqual([group, 0]);
-    expect(entries.audit).toBe(AUDIT_ENTRIES);
-    expect(total).toBe(132);
+    await expectNewSubscriberWrites(body, paths, { ...NEW_SUBSCRIBER_DOCUMENTS, revenueClaims: 1, reportRevenue: 5 });
   });
 
   it('Play: 13 documents, each written once; 132 index entries', async () => {
@@ -112,13 +111,7 @@ describe('a new subscriber’s notification: documents written and their index e
     world.google.purchases.set(token, playPurchase({}));
     const notification = { version: '1.0', packageName: PLAY_PACKAGE, eventTimeMillis: String(later()), subscriptionNotification: { version: '1.0', notificationType: 4, purchaseToken: token, subscriptionId: 'pro_monthly' } };
     const { body, paths } = await writesOf(async () => postGoogle(world, pushBody(notification), await world.google.pushToken({ audience: world.pushAudience })));
-    expect(body).toMatchObject({ decision: 'applied', reason: 'created_active', duplicate: false });
-    expect(new Set(paths).size).toBe(paths.length);
-    const { documents, entries, total } = await profile(paths);
-    expect(documents).toEqual(NEW_SUBSCRIBER_DOCUMENTS);
-    for (const group of UNINDEXED) expect([group, entries[group] ?? 0]).toEqual([group, 0]);
-    expect(entries.audit).toBe(AUDIT_ENTRIES);
-    expect(total).toBe(132);
+    await expectNewSubscriberWrites(body, paths, NEW_SUBSCRIBER_DOCUMENTS);
   });
 });
 

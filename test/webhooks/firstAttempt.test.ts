@@ -144,15 +144,32 @@ async function relayFanOut(projectId: string, eventId: string): Promise<void> {
 }
 
 describe('the first attempt, made by the fan-out task', () => {
-  it('delivers to all 10 endpoints without any delivery task, in 6 store round trips whatever the number of endpoints', async () => {
-    const projectId = await newProject(world.deps);
-    const secrets: string[] = [];
+
+  /** Ten enabled endpoints of `projectId`'s test partition, each at its own path of the healthy receiver. */
+  async function tenHealthyEndpoints(projectId: string): Promise<{ endpointIds: string[]; secrets: string[] }> {
     const endpointIds: string[] = [];
+    const secrets: string[] = [];
     for (let i = 0; i < 10; i += 1) {
       const { endpointId, secret } = await addEndpoint(world.deps, file, projectId, 'test', ok().url(`/hooks/${i}`));
       endpointIds.push(endpointId);
       secrets.push(secret);
     }
+    return { endpointIds, secrets };
+  }
+
+  /** Every request the healthy receiver got is attempt 1 of `event`, its exact payload, signed by exactly one endpoint's secret (its own). */
+  function expectFirstAttemptsOf(event: { eventId: string; payload: unknown }, secrets: string[]): void {
+    for (const request of ok().requests) {
+      expect(request.headers['service-webhook-id']).toBe(event.eventId);
+      expect(request.headers['service-webhook-attempt']).toBe('1');
+      expect(JSON.parse(request.body.toString('utf8'))).toEqual(event.payload);
+      expect(secrets.filter((secret) => verifyAll(request.headers['service-signature'] as string, request.body, secret, seconds()).includes(true))).toHaveLength(1);
+    }
+  }
+
+  it('delivers to all 10 endpoints without any delivery task, in 6 store round trips whatever the number of endpoints', async () => {
+    const projectId = await newProject(world.deps);
+    const { endpointIds, secrets } = await tenHealthyEndpoints(projectId);
     const event = await changeRecorded(projectId);
 
     const counter = new RoundTripCounter();
@@ -164,13 +181,7 @@ describe('the first attempt, made by the fan-out task', () => {
 
     expect(world.queue.queued).toEqual([]);
     expect(ok().requests).toHaveLength(10);
-    for (const request of ok().requests) {
-      expect(request.headers['service-webhook-id']).toBe(event.eventId);
-      expect(request.headers['service-webhook-attempt']).toBe('1');
-      expect(JSON.parse(request.body.toString('utf8'))).toEqual(event.payload);
-      // Each request verifies with exactly one endpoint's secret (its own).
-      expect(secrets.filter((secret) => verifyAll(request.headers['service-signature'] as string, request.body, secret, seconds()).includes(true))).toHaveLength(1);
-    }
+    expectFirstAttemptsOf(event, secrets);
     for (const endpointId of endpointIds) {
       const record = await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId));
       expect(record).toMatchObject({ state: 'delivered', attemptCount: 1, attemptsBeforeTask: 1, inFlight: null, nextRetryAt: null, deliveredAt: world.clock.now() });
@@ -181,13 +192,7 @@ describe('the first attempt, made by the fan-out task', () => {
 
   it('with its change’s snapshot of the directory, claims at once: 4 store round trips (1 before the POSTs), the same deliveries', async () => {
     const projectId = await newProject(world.deps);
-    const secrets: string[] = [];
-    const endpointIds: string[] = [];
-    for (let i = 0; i < 10; i += 1) {
-      const { endpointId, secret } = await addEndpoint(world.deps, file, projectId, 'test', ok().url(`/hooks/${i}`));
-      endpointIds.push(endpointId);
-      secrets.push(secret);
-    }
+    const { endpointIds, secrets } = await tenHealthyEndpoints(projectId);
     const { event, fanout } = await changeRecordedWithSnapshot(projectId);
     expect(fanout.snapshot!.targets.map((t) => t.endpointId).sort()).toEqual([...endpointIds].sort());
 
@@ -198,11 +203,7 @@ describe('the first attempt, made by the fan-out task', () => {
     expect(counter.count).toBe(4);
     expect(world.queue.queued).toEqual([]);
     expect(ok().requests).toHaveLength(10);
-    for (const request of ok().requests) {
-      expect(request.headers['service-webhook-id']).toBe(event.eventId);
-      expect(JSON.parse(request.body.toString('utf8'))).toEqual(event.payload);
-      expect(secrets.filter((secret) => verifyAll(request.headers['service-signature'] as string, request.body, secret, seconds()).includes(true))).toHaveLength(1);
-    }
+    expectFirstAttemptsOf(event, secrets);
     for (const endpointId of endpointIds) {
       expect(await deliveryRecord(world.deps, projectId, 'test', deliveryTaskId(event.eventId, endpointId))).toMatchObject({ state: 'delivered', attemptCount: 1, attemptsBeforeTask: 1, inFlight: null });
     }
