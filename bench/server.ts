@@ -2,8 +2,7 @@ import { createServer, type RequestListener } from 'node:http';
 import { startFloorServer } from './floor';
 import type { EnqueueOptions, EnqueueResult, QueueName, TaskQueue } from '#functions/tasks/queue';
 import { wireRails } from './railWiring';
-import { answerParent, cpuAnswer, timedDrain } from './parentChannel';
-import { ScenarioProfiler } from './scenarioProfile';
+import { answerParent, timedDrain } from './parentChannel';
 import type { ServerReady, TaskShape } from './serverProtocol';
 
 /** The server's queue adapter, remembering the enqueues not yet answered (a drain waits for them before the worker's). */
@@ -64,9 +63,8 @@ async function main(): Promise<void> {
   const baseUrl = await listen(createServiceApp(ALL_ROUTES, deps));
   const unmeteredUrl = await listen(createServiceApp(ALL_ROUTES, unmeteredDeps));
   const floor = await startFloorServer(deps.db);
-  const profiler = new ScenarioProfiler('server');
 
-  answerParent(async (request) => {
+  answerParent('server', async (request) => {
     switch (request.type) {
       case 'drain':
         // The tasks run in the worker, which the parent drains next; here the enqueues still on their way (and the in-server shape's tasks).
@@ -74,25 +72,14 @@ async function main(): Promise<void> {
           await tasks.settled();
           await inServer.drain();
         });
-      case 'cpu':
-        return cpuAnswer();
       case 'tasks':
       case 'holdDispatch':
         return { error: 'the server runs no tasks: ask the task worker' };
-      case 'setSecrets':
-        Object.assign(process.env, request.secrets);
-        return {};
       case 'wireRails':
         for (const each of [deps, unmeteredDeps]) wireRails(each, request.wiring);
         return {};
       case 'taskShape':
         shape = request.shape;
-        return {};
-      case 'profileStart':
-        await profiler.start();
-        return {};
-      case 'profileStop':
-        await profiler.stop(request.dir, request.label);
         return {};
     }
   });

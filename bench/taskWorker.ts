@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startCloudTasksStandIn, type CreateTask } from '../fixtures/cloudTasksStandIn';
 import { wireRails } from './railWiring';
-import { answerParent, cpuAnswer, timedDrain } from './parentChannel';
-import { ScenarioProfiler } from './scenarioProfile';
+import { answerParent, timedDrain } from './parentChannel';
 import type { TaskWorkerReady } from './serverProtocol';
 
 /**
@@ -42,13 +41,10 @@ async function main(): Promise<void> {
     return give(name, task);
   });
 
-  const profiler = new ScenarioProfiler('worker');
-  answerParent(async (request) => {
+  answerParent('worker', async (request) => {
     switch (request.type) {
       case 'drain':
         return timedDrain(() => queue.drain());
-      case 'cpu':
-        return cpuAnswer();
       case 'taskShape':
         return { error: 'the task worker has no queue adapter: ask the server' };
       case 'holdDispatch': {
@@ -59,17 +55,8 @@ async function main(): Promise<void> {
       }
       case 'tasks':
         return { tasks: { ...enqueued } };
-      case 'setSecrets':
-        Object.assign(process.env, request.secrets);
-        return {};
       case 'wireRails':
         wireRails(deps, request.wiring);
-        return {};
-      case 'profileStart':
-        await profiler.start();
-        return {};
-      case 'profileStop':
-        await profiler.stop(request.dir, request.label);
         return {};
     }
   });
