@@ -1,7 +1,8 @@
-import type { DocumentReference, FieldPath, Firestore } from 'firebase-admin/firestore';
+import type { Firestore } from 'firebase-admin/firestore';
 import { parseKey } from '#functions/keys/format';
 import { keyIndexRef } from '#functions/keys/paths';
 import { EnvScope } from '#functions/store/scope';
+import { recordingMaskedReads } from '../fixtures/rollupSeeding';
 import type { PacedOperation } from './paced';
 
 /**
@@ -18,20 +19,8 @@ export interface StoreCallsFloor {
   documentsRead: number;
 }
 
-interface MaskedRead {
-  refs: DocumentReference[];
-  mask: (string | FieldPath)[];
-}
-
 /** Runs the service as served, recording each masked read (the reads still happen). */
-class RecordingScope extends EnvScope {
-  readonly reads: MaskedRead[] = [];
-
-  override async getAllMasked<T>(refs: DocumentReference<T>[], fieldMask: readonly (string | FieldPath)[]) {
-    this.reads.push({ refs: refs as DocumentReference[], mask: [...fieldMask] });
-    return super.getAllMasked(refs, fieldMask);
-  }
-}
+const RecordingScope = recordingMaskedReads(EnvScope);
 
 export async function storeCallsFloor(db: Firestore, projectId: string, secretKey: string, service: (scope: EnvScope) => Promise<unknown>): Promise<StoreCallsFloor> {
   const key = parseKey(secretKey);

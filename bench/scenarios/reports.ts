@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DocumentReference, Firestore } from 'firebase-admin/firestore';
+import type { DocumentReference } from 'firebase-admin/firestore';
 import { createKeys } from '#functions/keys/lifecycle';
 import { createApp } from '#functions/projects/repository';
 import { ERROR_GROUP_SHARDS, ERROR_GROUPS, GROUP_SHARDS, groupShardId, type ErrorGroupDoc } from '#functions/store/rollups/errorGroupModel';
@@ -11,6 +11,7 @@ import { subscriberDeltas } from '#functions/entitlements/subscriberRollup';
 import { EnvScope } from '#functions/store/scope';
 import { eventsReport, revenueReport, subscribersReport, type ReportRange } from '#functions/reports/index';
 import { storeCallsFloor } from '../sameStoreCalls';
+import { commitInBatches, type SeedWrite } from '../../fixtures/rollupSeeding';
 import type { BenchContext, BenchRequest, Scenario, ScenarioTarget } from '../scenario';
 
 /**
@@ -30,32 +31,9 @@ const DAY = 86_400_000;
 const KEYS = Array.from({ length: 10 }, (_, i) => `key_${i}`);
 const RAILS = ['stripe', 'apple', 'google', 'manual'] as const;
 
-/**
- * Commits `sets` in batches (the seeding's only writes) of at most 400 documents and about 256 KiB of JSON (field transforms weigh more on the wire):
- * the emulator takes at most 4 MiB per message, and the client retries a larger commit forever.
- */
-async function commitAll(db: Firestore, sets: { ref: DocumentReference; data: Record<string, unknown> }[]): Promise<void> {
-  let batch = db.batch();
-  let docs = 0;
-  let bytes = 0;
-  for (const { ref, data } of sets) {
-    const size = JSON.stringify(data).length;
-    if (docs > 0 && (docs >= 400 || bytes + size > 256 * 1024)) {
-      await batch.commit();
-      batch = db.batch();
-      docs = 0;
-      bytes = 0;
-    }
-    batch.set(ref, data, { merge: true });
-    docs += 1;
-    bytes += size;
-  }
-  if (docs > 0) await batch.commit();
-}
-
 /** Collects what writeRollupDeltas would write, merging per document. */
 function collector() {
-  const sets: { ref: DocumentReference; data: Record<string, unknown> }[] = [];
+  const sets: SeedWrite[] = [];
   return { sets, writer: { set: (ref: DocumentReference, data: Record<string, unknown>) => sets.push({ ref, data }) } };
 }
 
@@ -85,7 +63,7 @@ async function seedSubscribers(ctx: BenchContext, years = 2): Promise<void> {
     }
     const { sets, writer } = collector();
     for (const [shard, deltas] of byShard) writeRollupDeltas(writer, scopeOf(ctx), SUBSCRIBER_ROLLUPS, shard, deltas);
-    await commitAll(ctx.deps.db, sets);
+    await commitInBatches(ctx.deps.db, sets);
   }
 }
 
@@ -115,7 +93,7 @@ async function seedRevenue(ctx: BenchContext): Promise<void> {
   }
   const { sets, writer } = collector();
   for (const [shard, deltas] of byShard) writeRollupDeltas(writer, scopeOf(ctx), REVENUE_ROLLUPS, shard, deltas);
-  await commitAll(ctx.deps.db, sets);
+  await commitInBatches(ctx.deps.db, sets);
 }
 
 async function seedEvents(ctx: BenchContext): Promise<void> {
@@ -133,7 +111,7 @@ async function seedEvents(ctx: BenchContext): Promise<void> {
       writeRollupDeltas(writer, scopeOf(ctx), EVENT_ROLLUPS, shard, deltas);
     }
   }
-  await commitAll(ctx.deps.db, sets);
+  await commitInBatches(ctx.deps.db, sets);
 }
 
 const STACK = ['TypeError: bench failure', ...Array.from({ length: 6 }, (_, i) => `    at fn${i} (https://app.example.com/assets/main.js:1:${100 + i * 37})`)].join('\n');
@@ -141,7 +119,7 @@ const STACK = ['TypeError: bench failure', ...Array.from({ length: 6 }, (_, i) =
 async function seedErrorGroups(ctx: BenchContext): Promise<string> {
   const scope = scopeOf(ctx);
   const now = ctx.deps.clock.now();
-  const sets: { ref: DocumentReference; data: Record<string, unknown> }[] = [];
+  const sets: SeedWrite[] = [];
   let newest = '';
   for (let g = 0; g < 3000; g += 1) {
     const fingerprint = createHash('sha256').update(`group-${g}`).digest('hex').slice(0, 32);
@@ -162,14 +140,14 @@ async function seedErrorGroups(ctx: BenchContext): Promise<string> {
     for (let s = 0; s < GROUP_SHARDS; s += 1) sets.push({ ref: scope.doc(ERROR_GROUP_SHARDS, groupShardId(fingerprint, s)), data: { fingerprint, count: 100 + s, customers: 10 + s } });
     newest = fingerprint;
   }
-  await commitAll(ctx.deps.db, sets);
+  await commitInBatches(ctx.deps.db, sets);
   return newest;
 }
 
 async function seedCustomers(ctx: BenchContext): Promise<string> {
   const scope = scopeOf(ctx);
   const now = ctx.deps.clock.now();
-  const sets: { ref: DocumentReference; data: Record<string, unknown> }[] = [];
+  const sets: SeedWrite[] = [];
   for (let c = 0; c < 10_000; c += 1) {
     const customerId = `cdcust_bench${String(c).padStart(8, '0')}`;
     sets.push({
@@ -181,7 +159,7 @@ async function seedCustomers(ctx: BenchContext): Promise<string> {
       data: { customerId, updatedAt: now, changeSequence: 1, entitlements: { pro: { key: 'pro', validUntil: now + 30 * DAY, source: { rail: 'stripe', productId: 'prod_pro', subscriptionId: `sub_${c}` }, updatedAt: now } } },
     });
   }
-  await commitAll(ctx.deps.db, sets);
+  await commitInBatches(ctx.deps.db, sets);
   // A key that holds the row-level scope (with the acknowledgement), on an app of its own.
   const app = await createApp(ctx.deps.db, { projectId: ctx.project.projectId, platform: 'web', allowedOrigins: ['https://bench.example.com'] }, now);
   return (await createKeys(ctx.deps.db, { appId: app.appId, env: 'test', scopes: ['reporting:identity'], acknowledgeRowLevelData: true }, now)).secret.key;
@@ -210,7 +188,7 @@ function docsFloor(count: number) {
   return async (ctx: BenchContext) => {
     const root = ctx.deps.db.collection(`bench-store-floor/reports-${count}/docs`);
     const refs = Array.from({ length: count }, (_, i) => root.doc(`d${i}`));
-    await commitAll(ctx.deps.db, refs.map((ref) => ({ ref, data: { n: 1, hours: { '00': 1, '01': 2 } } })));
+    await commitInBatches(ctx.deps.db, refs.map((ref) => ({ ref, data: { n: 1, hours: { '00': 1, '01': 2 } } })));
     return async () => (await ctx.deps.db.getAll(...refs)).every((s) => s.exists);
   };
 }

@@ -23,7 +23,8 @@
 import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { startProfiler } from '../../fixtures/inProcessProfiler';
-import type { DocumentReference, FieldPath } from 'firebase-admin/firestore';
+import { commitInBatches, recordingMaskedReads, type SeedWrite } from '../../fixtures/rollupSeeding';
+import type { DocumentReference } from 'firebase-admin/firestore';
 import { eventsReport } from '../../functions/src/reports/eventsReport';
 import { revenueReport } from '../../functions/src/reports/revenueReport';
 import { subscribersReport } from '../../functions/src/reports/subscribersReport';
@@ -46,29 +47,9 @@ const KEYS = Array.from({ length: 10 }, (_, i) => `key_${i}`);
 const RAILS = ['stripe', 'apple', 'google', 'manual'] as const;
 const pseudo = (n: number) => createHash('sha256').update(String(n)).digest().readUInt32BE(0);
 
-type Sets = { ref: DocumentReference; data: Record<string, unknown> }[];
 
-async function commitAll(service: TestService, sets: Sets): Promise<void> {
-  let batch = service.deps.db.batch();
-  let docs = 0;
-  let bytes = 0;
-  for (const { ref, data } of sets) {
-    const size = JSON.stringify(data).length;
-    if (docs > 0 && (docs >= 400 || bytes + size > 256 * 1024)) {
-      await batch.commit();
-      batch = service.deps.db.batch();
-      docs = 0;
-      bytes = 0;
-    }
-    batch.set(ref, data, { merge: true });
-    docs += 1;
-    bytes += size;
-  }
-  if (docs > 0) await batch.commit();
-}
-
-function collect(scope: EnvScope, collection: string, byShard: Map<number, RollupDelta[]>): Sets {
-  const sets: Sets = [];
+function collect(scope: EnvScope, collection: string, byShard: Map<number, RollupDelta[]>): SeedWrite[] {
+  const sets: SeedWrite[] = [];
   const writer = { set: (ref: DocumentReference, data: Record<string, unknown>) => sets.push({ ref, data }) };
   for (const [shard, deltas] of byShard) writeRollupDeltas(writer, scope, collection, shard, deltas);
   return sets;
@@ -94,7 +75,7 @@ async function seedSubscribers(service: TestService, scope: EnvScope): Promise<v
         push(byShard, r % SUBSCRIBER_SHARDS, subscriberDeltas({ key: after.key, before, after, changedAt }));
       }
     }
-    await commitAll(service, collect(scope, SUBSCRIBER_ROLLUPS, byShard));
+    await commitInBatches(service.deps.db, collect(scope, SUBSCRIBER_ROLLUPS, byShard));
   }
 }
 
@@ -117,7 +98,7 @@ async function seedRevenue(service: TestService, scope: EnvScope): Promise<void>
       push(byShard, r % REVENUE_SHARDS, deltas);
     }
   }
-  await commitAll(service, collect(scope, REVENUE_ROLLUPS, byShard));
+  await commitInBatches(service.deps.db, collect(scope, REVENUE_ROLLUPS, byShard));
 }
 
 async function seedEvents(service: TestService, scope: EnvScope): Promise<void> {
@@ -133,7 +114,7 @@ async function seedEvents(service: TestService, scope: EnvScope): Promise<void> 
       push(byShard, shard, deltas);
     }
   }
-  await commitAll(service, collect(scope, EVENT_ROLLUPS, byShard));
+  await commitInBatches(service.deps.db, collect(scope, EVENT_ROLLUPS, byShard));
 }
 
 /** As the rollup worker leaves them (bench/scenarios/reports.ts `compactSeeded`). */
@@ -150,18 +131,7 @@ async function compact(scope: EnvScope, collection: string, shards: number, year
 
 
 
-interface MaskedRead {
-  refs: DocumentReference[];
-  mask: (string | FieldPath)[];
-}
-
-class RecordingScope extends EnvScope {
-  readonly reads: MaskedRead[] = [];
-  override async getAllMasked<T>(refs: DocumentReference<T>[], fieldMask: readonly (string | FieldPath)[]) {
-    this.reads.push({ refs: refs as DocumentReference[], mask: [...fieldMask] });
-    return super.getAllMasked(refs, fieldMask);
-  }
-}
+const RecordingScope = recordingMaskedReads(EnvScope);
 
 async function measured<T>(run: () => Promise<T>): Promise<{ value: T; cpu: number; wall: number }> {
   const cpuBefore = process.cpuUsage();

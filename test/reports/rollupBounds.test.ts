@@ -13,6 +13,7 @@ import { seriesKey, writeRollupDeltas, type RollupDelta } from '../../functions/
 import { subscribersReport } from '../../functions/src/reports/subscribersReport';
 import { EnvScope } from '../../functions/src/store/scope';
 import { RoundTripCounter, withRoundTripCounter } from '../../functions/src/store/roundTrips';
+import { commitInBatches, type SeedWrite } from '../../fixtures/rollupSeeding';
 import { createTestService, seedProject, type TestService } from '../support/harness';
 import { DAY_MS } from './support';
 
@@ -22,18 +23,14 @@ const NOW = Date.UTC(2026, 10, 25, 12, 30);
 async function projectWithHistory(service: TestService, years: number): Promise<EnvScope> {
   const project = await seedProject(service);
   const scope = new EnvScope(service.deps.db, project.projectId, 'test');
-  const sets: { ref: DocumentReference; data: Record<string, unknown> }[] = [];
+  const sets: SeedWrite[] = [];
   const writer = { set: (ref: DocumentReference, data: Record<string, unknown>) => sets.push({ ref, data }) };
   const days = Array.from({ length: Math.ceil((years * 365) / 30) }, (_, i) => NOW - i * 30 * DAY_MS);
   const deltas = (metric: string, series: string, running: boolean): RollupDelta[] => days.map((ms) => ({ metric, series, hour: hourOf(ms), amount: 1, running }));
   writeRollupDeltas(writer, scope, SUBSCRIBER_ROLLUPS, 0, deltas(METRIC.active, seriesKey('pro', 'stripe'), true));
   writeRollupDeltas(writer, scope, REVENUE_ROLLUPS, 0, [...deltas(METRIC.gross, seriesKey('USD', 'stripe'), false), ...deltas(METRIC.mrr, seriesKey('USD'), true)]);
   writeRollupDeltas(writer, scope, EVENT_ROLLUPS, 0, deltas(METRIC.events, seriesKey('app_open'), false));
-  for (let start = 0; start < sets.length; start += 400) {
-    const batch = service.deps.db.batch();
-    for (const { ref, data } of sets.slice(start, start + 400)) batch.set(ref, data, { merge: true });
-    await batch.commit();
-  }
+  await commitInBatches(service.deps.db, sets);
   return scope;
 }
 
