@@ -4,6 +4,7 @@ import { auditRef } from '../audit/append';
 import { identityDocId, newCustomerId, type IdentityKind } from '../customers/model';
 import { linkHints } from '../identity/repository';
 import { customerRef, identityRef } from '../customers/refs';
+import { splitGroups } from '../store/converters';
 import type { EnvScope } from '../store/scope';
 
 /**
@@ -89,8 +90,9 @@ export async function resolveRailCustomer(scope: EnvScope, hints: RailCustomerHi
  */
 async function readAhead(scope: EnvScope, identities: RailIdentity[], eventId: string | undefined): Promise<RailResolution> {
   const identityRefs = identities.map((identity) => identityRef(scope, identity.kind, identity.id));
-  const [audit, ...entries] = eventId ? await scope.getAll(auditRef(scope, eventId), ...identityRefs) : [null, ...(await scope.getAll(...identityRefs))];
-  if (audit?.exists) return { customer: null, audited: audit.data()! };
+  const auditRefs = eventId ? [auditRef(scope, eventId)] : [];
+  const [audits, entries] = splitGroups<[typeof auditRefs, typeof identityRefs]>([auditRefs, identityRefs], await scope.getAll(...auditRefs, ...identityRefs));
+  if (audits[0]?.exists) return { customer: null, audited: audits[0].data()! };
   if (entries.every((entry) => !entry.exists)) return { customer: { customerId: newCustomerId(), allLinkedBefore: false, check: { kind: 'create', identities } }, audited: null };
   if (entries.some((entry) => !entry.exists)) return { customer: null, audited: null };
   const ids = new Set(entries.map((entry) => entry.data()!.customerId));

@@ -125,14 +125,15 @@ export async function decideRailEvent(input: RailDecisionInput): Promise<RailDec
   if (input.subscriptionId) keys.push(writeKeys.subscription(scope, subscriptionDocId(input.rail, input.subscriptionId)));
   if (customer) keys.push(writeKeys.customer(scope, customer.customerId));
   // A customer created with the decision takes turns with the identity repository's links of its identifiers.
-  const created = customer?.check?.kind === 'create' ? customer.check.identities : [];
-  keys.push(...created.map((identity) => writeKeys.identity(scope, identityDocId(identity.kind, identity.id))));
+  const newIdentities = customer?.check?.kind === 'create' ? customer.check.identities : [];
+  keys.push(...newIdentities.map((identity) => writeKeys.identity(scope, identityDocId(identity.kind, identity.id))));
   const decision = await writeQueue.run(keys, async () => {
     try {
       return await decideInTransaction(input, await grantsAheadOf(input));
     } catch (err) {
-      // An identity entry created by another writer after the transaction read it absent.
-      if (created.length > 0 && isAlreadyExists(err)) throw new RailCustomerMoved();
+      // An entry created by another writer after the transaction read it absent (or the audit
+      // entry, by a concurrent delivery: resolved again, the decision then finds it a duplicate).
+      if (newIdentities.length > 0 && isAlreadyExists(err)) throw new RailCustomerMoved();
       throw err;
     }
   });
