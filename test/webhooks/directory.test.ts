@@ -117,6 +117,28 @@ describe('events nobody is subscribed to', () => {
     expect(queue.deliveriesOf(granted.eventId).map((d) => d.payload.endpointId)).toEqual([endpointId]);
   });
 
+  it('an erasure’s customer.erased: written fanned out with no task when nobody takes it, delivered to the endpoint that does', async () => {
+    const p = await seedProject(service);
+    await ensureDirectory(scopeOf(p, 'test'), service.clock.now()); // known and empty
+    const erase = async (): Promise<WebhookEventRecord> => {
+      const customerId = await customerIn(p, 'test');
+      const res = await service.request().post('/v1/identity/forget').set('Authorization', `Bearer ${p.web.test.secret}`).send({ customerId });
+      expect(res.status).toBe(200);
+      await queue.drain();
+      const [erased] = await eventsOf(service, p.projectId, 'test', customerId);
+      expect(erased.type).toBe('customer.erased');
+      return erased;
+    };
+    const unheard = await erase();
+    expect(unheard.fannedOutAt).toBe(unheard.createdAt);
+    expect(queue.fanoutIds).not.toContain(unheard.eventId);
+
+    const endpointId = await createEndpoint(service, p.projectId, 'test', ['customer.erased']);
+    const heard = await erase();
+    expect(queue.fanoutIds).toContain(heard.eventId);
+    expect(queue.deliveriesOf(heard.eventId).map((d) => d.payload.endpointId)).toEqual([endpointId]);
+  });
+
   /** Whether the endpoint's creation committed before the event's (the store's commit times). */
   async function committedFirst(scope: EnvScope, endpointId: string, eventId: string): Promise<boolean> {
     const a = (await endpointRef(scope, endpointId).get()).createTime!;

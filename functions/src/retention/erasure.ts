@@ -8,6 +8,7 @@ import { EnvScope } from '../store/scope';
 import { customerErasedEvent } from '../webhooks/customerEvents';
 import { dispatchWebhookEvents } from '../webhooks/dispatch';
 import { appendWebhookEvent } from '../webhooks/outbox';
+import { directoryOf, webhookDirectoryRef } from '../webhooks/directory';
 import { IDENTITY_CONFLICTS } from '../identity/conflictModel';
 import { erasureCompletedEventId, type ErasurePayload, erasureTaskId, isErasurePayload, pendingErasureRef } from '../identity/erasureModel';
 import { identityLogs } from '../identity/logs';
@@ -95,9 +96,9 @@ export async function runErasure(deps: BackgroundDeps, payload: ErasurePayload):
   // `customer.erased`, in the completion's transaction (with its audit entry, once); no personal data.
   const erasedEvent = customerErasedEvent(scope, { customerId: payload.customerId, auditEventId: erasureCompletedEventId(payload.customerId), at: now });
   const outcome = await scope.runTransaction(async (tx) => {
-    const [current, completedAudit] = await readAllInTx(tx, customerRef(scope, payload.customerId), auditRef(scope, erasureCompletedEventId(payload.customerId)));
+    const [current, completedAudit, webhookDirectory] = await readAllInTx(tx, customerRef(scope, payload.customerId), auditRef(scope, erasureCompletedEventId(payload.customerId)), webhookDirectoryRef(scope));
     const record = current.data();
-    if (!record || record.status !== 'erasure_pending') return 'not_pending' as const;
+    if (!record || record.status !== 'erasure_pending') return { erased: false, fanout: null } as const;
     const tombstone: CustomerRecord = {
       customerId: record.customerId,
       createdAt: record.createdAt,
@@ -127,15 +128,15 @@ export async function runErasure(deps: BackgroundDeps, payload: ErasurePayload):
         processedAt: now,
         details: { deleted },
       });
-      appendWebhookEvent(tx, scope, erasedEvent);
+      return { erased: true, fanout: appendWebhookEvent(tx, scope, erasedEvent, directoryOf(webhookDirectory)) } as const;
     }
-    return 'erased' as const;
+    return { erased: true, fanout: null } as const;
   });
-  if (outcome === 'erased') {
-    identityLogs.erasureCompleted(payload.projectId, payload.env, payload.customerId, deleted);
-    await dispatchWebhookEvents(deps.tasks, scope, [{ eventId: erasedEvent.eventId, snapshot: null }]); // its directory is not read: the task reads
-  }
-  return outcome;
+  if (!outcome.erased) return 'not_pending';
+  identityLogs.erasureCompleted(payload.projectId, payload.env, payload.customerId, deleted);
+  // Read beside the customer: with nobody subscribed the event is written fanned out and needs no task.
+  if (outcome.fanout) await dispatchWebhookEvents(deps.tasks, scope, [outcome.fanout]);
+  return 'erased';
 }
 
 /** The `erasure` queue's handler: a malformed payload is dropped (retrying cannot fix it). */
