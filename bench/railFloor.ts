@@ -16,7 +16,8 @@ import type { RailWiring } from './serverProtocol';
  * request — are recorded at the Firestore client's RPC edge (fixtures/storeCallRecorder.ts):
  * each call's kind, documents and encoded writes. Replays send the same requests through the
  * same client funnels with fresh ids for what the notification created (the ids the two
- * recordings do not share), transactions as transactions (fixtures/storeCallReplay.ts).
+ * recordings do not share), a random shard per replay for the sharded rollups (as a new
+ * customer's key would pick), transactions as transactions (fixtures/storeCallReplay.ts).
  * Nothing of the service is hooked; what the client does above its RPC edge (building write
  * messages from objects, snapshots from responses) is not in the floor, which is therefore a
  * lower bound of any server's store work on this client.
@@ -69,7 +70,11 @@ function describeCalls(calls: readonly RecordedCall[], plan: ReplayPlan): string
     const relative = name.replace(/^projects\/[^/]+\/databases\/[^/]+\/documents\//, '');
     return relative
       .split('/')
-      .map((segment, i, all) => (variable.has(segment) ? '{new}' : i === 1 && all[0] === 'projects' ? '{project}' : segment))
+      .map((segment, i, all) => {
+        const shard = plan.shards.get(segment);
+        if (shard) return `${shard.period}_{shard}`;
+        return variable.has(segment) ? '{new}' : i === 1 && all[0] === 'projects' ? '{project}' : segment;
+      })
       .join('/');
   };
   return calls.map((call, index) => {
@@ -93,7 +98,12 @@ export async function railNotificationFloor(request: BenchRequest, wiring: RailW
   const first = await recordOne(deps, url, request, path);
   const second = await recordOne(deps, url, request, path);
   if (first.roundTrips !== second.roundTrips || first.documentsRead !== second.documentsRead) throw new Error(`${path}: two notifications counted differently (${first.roundTrips}/${first.documentsRead} and ${second.roundTrips}/${second.documentsRead})`);
-  const plan = replayPlan(first.calls, second.calls);
+  const { REVENUE_ROLLUPS, REVENUE_SHARDS, SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS } = await import('#functions/store/rollups/model');
+  const sharded = new Map([
+    [SUBSCRIBER_ROLLUPS, SUBSCRIBER_SHARDS],
+    [REVENUE_ROLLUPS, REVENUE_SHARDS],
+  ]);
+  const plan = replayPlan(first.calls, second.calls, sharded);
   let serial = 0;
   let retries = 0;
   return {

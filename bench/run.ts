@@ -308,7 +308,7 @@ async function main(): Promise<void> {
       sections.push(['', 'Targets (this run; round trips are exact, rates and times depend on the machine’s load)', '', '| scenario | target | this run | met? |', '|---|---|---|---|', ...targetRows].join('\n'));
     }
     if (cpuRatios.length > 0) sections.push('', `Server CPU per request vs the bare HTTP floor's (${floorCpu.toFixed(3)} ms; target ≤ 3×): ${Math.min(...cpuRatios).toFixed(1)}× to ${Math.max(...cpuRatios).toFixed(1)}×.`);
-    if (floorCalls.length > 0) sections.push('', 'Store calls each recorded floor replays (one notification, recorded at the Firestore client; `{new}`: an id made up per notification, fresh per replay):', '', ...floorCalls);
+    if (floorCalls.length > 0) sections.push('', 'Store calls each recorded floor replays (one notification, recorded at the Firestore client; `{new}`: an id made up per notification, fresh per replay; `{shard}`: a rollup shard, picked at random per replay):', '', ...floorCalls);
     const notes = SCENARIOS.filter((s) => s.note && selected(s)).map((s) => `- ${s.name}: ${s.note}`);
     if (notes.length > 0) sections.push('', 'Notes:', ...notes);
     sections.push('', `Load average (1, 5, 15 min) at the start: ${startLoad}; at the end: ${loadAverage()}.`);

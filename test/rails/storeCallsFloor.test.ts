@@ -10,7 +10,7 @@ import { EnvScope } from '../../functions/src/store/scope';
 import { InProcessTaskQueue } from '../../functions/src/tasks/inProcessQueue';
 import type { EnqueueResult } from '../../functions/src/tasks/queue';
 import { documentsOf, encodedWriteBytes, kindOf, recordStoreCalls, shapeOf, type RecordedCall } from '../../fixtures/storeCallRecorder';
-import { freshened, freshIds, replay, replayPlan, variableIds } from '../../fixtures/storeCallReplay';
+import { freshened, freshIds, replay, replayPlan, shardChoices, variableIds } from '../../fixtures/storeCallReplay';
 import { stripeEvent, stripeIds, stripeSubscription } from './support/stripeFake';
 import { createRailsWorld, postStripe, type RailsWorld } from './support/railsWorld';
 
@@ -105,6 +105,19 @@ describe('fresh ids', () => {
     const first = [call([name('things/abc123'), name('totals/all')]), call([name('index/key_abc123')])];
     const second = [call([name('things/def456'), name('totals/all')]), call([name('index/key_def456')])];
     expect(variableIds(first, second).sort()).toEqual(['abc123', 'key_abc123']);
+  });
+
+  it('leave shards of sharded collections out: a replay picks one at random per writer, keeping a writer on one shard', () => {
+    const sharded = new Map([['rollups', 4]]);
+    const first = [call([name('things/abc123'), name('rollups/d20261126_3'), name('rollups/m202611_3'), name('other/x_1')])];
+    const second = [call([name('things/def456'), name('rollups/d20261126_1'), name('rollups/m202611_1'), name('other/x_2')])];
+    expect(variableIds(first, second, sharded).sort()).toEqual(['abc123', 'x_1']);
+    const plan = replayPlan(first, second, sharded);
+    expect([...plan.shards.keys()]).toEqual(['d20261126_3', 'm202611_3']);
+    expect(Object.fromEntries(shardChoices(plan, () => 0.5))).toEqual({ d20261126_3: 'd20261126_2', m202611_3: 'm202611_2' });
+    expect(Object.fromEntries(shardChoices(plan, () => 0.99))).toEqual({ d20261126_3: 'd20261126_3', m202611_3: 'm202611_3' });
+    const seen = new Set(Array.from({ length: 200 }, () => shardChoices(plan).get('d20261126_3')));
+    expect([...seen].sort()).toEqual(['d20261126_0', 'd20261126_1', 'd20261126_2', 'd20261126_3']);
   });
 
   it('refuses recordings of different shapes', () => {
