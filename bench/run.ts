@@ -218,6 +218,7 @@ async function main(): Promise<void> {
         if (floor.roundTrips !== probe.roundTrips || floor.documentsRead !== probe.documentsRead) {
           throw new Error(`${scenario.name}: its store floor issues ${floor.roundTrips} round trips (${floor.documentsRead} documents), the request ${probe.roundTrips} (${probe.documentsRead})`);
         }
+        if (floor.warmSeconds) await driveClosedOperation(floor.operation, scenario.connections ?? 10, floor.warmSeconds);
         const floorRun = await clientCpu(() => driveClosedOperation(floor.operation, scenario.connections ?? 10, secondsOf(scenario)));
         const floorResult = floorRun.result;
         if (floorResult.non2xx > 0) throw new Error(`${scenario.name}: its store floor failed ${floorResult.non2xx} of ${floorResult.total} operations`);

@@ -25,6 +25,8 @@ export interface StoreCallsFloor {
   retries?: () => number;
   /** Also a row of the same calls from one client alone: the bench process's CPU per operation without contention. */
   cpuOnly?: boolean;
+  /** Seconds of the closed loop driven unmeasured first (the bench process's own client code is cold until then). */
+  warmSeconds?: number;
 }
 
 /** Runs the service as served, recording each masked read (the reads still happen). */
