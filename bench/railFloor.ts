@@ -55,6 +55,7 @@ interface Recording {
 }
 
 async function recordOne(deps: RootDeps, url: string, request: BenchRequest, path: string): Promise<Recording> {
+  // The process's one Firestore client, idle but for this request here: any other RPC would be recorded too (and refused below).
   const { value, calls } = await recordStoreCalls(deps.db, () => roundTripsOf(url, request));
   if (value.status < 200 || value.status >= 300) throw new Error(`${path}: the recorded notification answered ${value.status}`);
   if (value.roundTrips === null || value.documentsRead === null) throw new Error(`${path}: the service reported no round trips (TESSERA_EXPOSE_ROUND_TRIPS)`);
