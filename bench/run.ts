@@ -113,6 +113,17 @@ async function main(): Promise<void> {
       return { result, perRequest: (after - before) / requests, storePerRequest: storeBefore === null || storeAfter === null ? null : (storeAfter - storeBefore) / requests };
     };
     const storeRows: string[] = [];
+    /** The store calls each recorded floor replays, one line each (bench/railFloor.ts). */
+    const floorCalls: string[] = [];
+    /** The bench process's own CPU ms per operation over a load of store floor operations (and the emulator's, when /proc tells it). */
+    const clientCpu = async (load: () => Promise<LoadResult>): Promise<{ result: LoadResult; perOperation: number; storePerOperation: number | null }> => {
+      const [before, storeBefore] = [process.cpuUsage(), emulatorCpuMs()];
+      const result = await load();
+      const used = process.cpuUsage(before);
+      const storeAfter = emulatorCpuMs();
+      const operations = Math.max(1, result.total);
+      return { result, perOperation: (used.user + used.system) / 1000 / operations, storePerOperation: storeBefore === null || storeAfter === null ? null : (storeAfter - storeBefore) / operations };
+    };
 
     const floorRun = await measuredCpu(() => drive(bench.floorUrl, { method: 'GET', path: '/' }, 10, seconds));
     const floorCpu = floorRun.perRequest;
@@ -202,14 +213,30 @@ async function main(): Promise<void> {
       if (storePerRequest !== null) storeRows.push(`| ${scenario.name} | ${perRequest.toFixed(2)} | ${storePerRequest.toFixed(2)} |`);
       if (scenario.target) targetRows.push(...targetLines(scenario.name, scenario.target, { roundTrips: probe.roundTrips, requestsPerSecond: result.requestsPerSec, p50Ms: result.p50, backgroundSeconds: backlog }));
       if (scenario.storeCallsFloor) {
-        const floor = await scenario.storeCallsFloor(ctx);
+        const floor = await scenario.storeCallsFloor(ctx, request);
         // A floor doing less than the request would flatter it: same round trips and documents, or no figure.
         if (floor.roundTrips !== probe.roundTrips || floor.documentsRead !== probe.documentsRead) {
           throw new Error(`${scenario.name}: its store floor issues ${floor.roundTrips} round trips (${floor.documentsRead} documents), the request ${probe.roundTrips} (${probe.documentsRead})`);
         }
-        const floorResult = await driveClosedOperation(floor.operation, scenario.connections ?? 10, secondsOf(scenario));
+        if (floor.warmSeconds) await driveClosedOperation(floor.operation, scenario.connections ?? 10, floor.warmSeconds);
+        const floorRun = await clientCpu(() => driveClosedOperation(floor.operation, scenario.connections ?? 10, secondsOf(scenario)));
+        const floorResult = floorRun.result;
         if (floorResult.non2xx > 0) throw new Error(`${scenario.name}: its store floor failed ${floorResult.non2xx} of ${floorResult.total} operations`);
-        rows.push(line(`↳ its store floor: the same ${floor.roundTrips} store calls (${floor.documentsRead} + 1 documents, same masks), in parallel, from the bench's process, same closed loop`, floorResult, 'no server', '–', '–', 0));
+        const retried = floor.retries ? `; ${floor.retries()} transaction attempts retried` : '';
+        const floorLabel = floor.label ?? `its store floor: the same ${floor.roundTrips} store calls (${floor.documentsRead} + 1 documents, same masks), in parallel, from the bench's process, same closed loop`;
+        rows.push(line(`↳ ${floorLabel}${retried}`, floorResult, 'no server', `${floorRun.perOperation.toFixed(2)} (bench process)`, '–', 0));
+        if (floorRun.storePerOperation !== null) storeRows.push(`| ↳ its store floor (first column: the bench process's CPU per replay) | ${floorRun.perOperation.toFixed(2)} | ${floorRun.storePerOperation.toFixed(2)} |`);
+        if (floor.cpuOnly) {
+          const solo = await clientCpu(() => driveClosedOperation(floor.operation, 1, secondsOf(scenario)));
+          if (solo.result.non2xx > 0) throw new Error(`${scenario.name}: its store floor failed ${solo.result.non2xx} of ${solo.result.total} operations alone`);
+          rows.push(line(`↳ the same store calls, CPU only: one client alone (a quiet single loop)${floor.retries ? `; ${floor.retries()} retried in all` : ''}`, solo.result, 'no server', `${solo.perOperation.toFixed(2)} (bench process)`, '–', 0));
+          if (solo.storePerOperation !== null) storeRows.push(`| ↳ the same store calls, one client alone (first column: the bench process's CPU per replay) | ${solo.perOperation.toFixed(2)} | ${solo.storePerOperation.toFixed(2)} |`);
+        }
+        if (floor.calls) floorCalls.push(`- ${scenario.name}: ${floor.roundTrips} round trips`, ...floor.calls.map((text) => `  ${text}`));
+        if (scenario.target?.requestsPerSecond !== undefined) {
+          const rate = scenario.target.requestsPerSecond;
+          targetRows.push(`| ${scenario.name} | its store floor's req/s ≥ ${rate}: the same store calls with no server (${scenario.target.source}) | ${floorResult.requestsPerSec.toFixed(0)} | ${floorResult.requestsPerSec >= rate ? 'yes' : 'no'} |`);
+        }
         const limit = scenario.target?.p50VsStoreCalls;
         if (limit !== undefined) {
           const ratio = result.p50 / Math.max(1, floorResult.p50);
@@ -282,6 +309,7 @@ async function main(): Promise<void> {
       sections.push(['', 'Targets (this run; round trips are exact, rates and times depend on the machine’s load)', '', '| scenario | target | this run | met? |', '|---|---|---|---|', ...targetRows].join('\n'));
     }
     if (cpuRatios.length > 0) sections.push('', `Server CPU per request vs the bare HTTP floor's (${floorCpu.toFixed(3)} ms; target ≤ 3×): ${Math.min(...cpuRatios).toFixed(1)}× to ${Math.max(...cpuRatios).toFixed(1)}×.`);
+    if (floorCalls.length > 0) sections.push('', 'Store calls each recorded floor replays (one notification, recorded at the Firestore client; `{new}`: an id made up per notification, fresh per replay; `{shard}`: a rollup shard, picked at random per replay):', '', ...floorCalls);
     const notes = SCENARIOS.filter((s) => s.note && selected(s)).map((s) => `- ${s.name}: ${s.note}`);
     if (notes.length > 0) sections.push('', 'Notes:', ...notes);
     sections.push('', `Load average (1, 5, 15 min) at the start: ${startLoad}; at the end: ${loadAverage()}.`);

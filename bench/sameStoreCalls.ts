@@ -17,6 +17,16 @@ export interface StoreCallsFloor {
   /** What the server's probe must report for the floor to be the same work (checked by run.ts). */
   roundTrips: number;
   documentsRead: number;
+  /** The row's name (default: the reports' wording). */
+  label?: string;
+  /** The calls, one line each, printed under the table (bench/railFloor.ts). */
+  calls?: string[];
+  /** Transaction attempts the floor retried so far (aborted by contention), when it runs transactions. */
+  retries?: () => number;
+  /** Also a row of the same calls from one client alone: the bench process's CPU per operation without contention. */
+  cpuOnly?: boolean;
+  /** Seconds of the closed loop driven unmeasured first (the bench process's own client code is cold until then). */
+  warmSeconds?: number;
 }
 
 /** Runs the service as served, recording each masked read (the reads still happen). */

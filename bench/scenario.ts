@@ -70,7 +70,7 @@ export interface Scenario {
    * the bench's process right after it, on the same data, under the same closed loop
    * (`connections`): its row follows the scenario's, and `target.p50VsStoreCalls` compares them.
    */
-  storeCallsFloor?(ctx: BenchContext): Promise<StoreCallsFloor>;
+  storeCallsFloor?(ctx: BenchContext, request: BenchRequest): Promise<StoreCallsFloor>;
   /** Served by the bare floor server (bench/floor.ts: `/store/…` does a route's store work and nothing else). */
   servedByFloor?: boolean;
   /**

@@ -17,6 +17,8 @@ import { signingSecretRef } from '#functions/webhooks/signingSecret';
 import { AppleChain } from '../../fixtures/appleChain';
 import { signedNotification, transactionPayload } from '../../fixtures/applePayloads';
 import { startRailFakes, type RailFakes } from '../rails/fakes';
+import { railNotificationFloor } from '../railFloor';
+import type { RailWiring } from '../serverProtocol';
 import type { BenchContext, BenchRequest, Scenario } from '../scenario';
 
 /**
@@ -35,10 +37,10 @@ const STRIPE_WEBHOOK_SECRET = 'whsec_bench_tessera';
 const chain = new AppleChain();
 let fakes: Promise<RailFakes> | null = null;
 
-/** Points the rails' network edges at the local fakes and configures the project's rails. */
-async function wireRails(ctx: BenchContext): Promise<{ fakes: RailFakes; pushAudience: string }> {
+/** Where a process's rail edges point for the project: the local fakes, and the secrets its local store reads. */
+async function railWiring(ctx: BenchContext): Promise<{ fakes: RailFakes; wiring: RailWiring }> {
   const started = await (fakes ??= startRailFakes());
-  await ctx.server.wireRails({
+  const wiring: RailWiring = {
     fakesUrl: started.url,
     fakesPort: started.port,
     jwksUrl: started.jwksUrl,
@@ -49,7 +51,14 @@ async function wireRails(ctx: BenchContext): Promise<{ fakes: RailFakes; pushAud
       [secretEnvVarName(ctx.project.projectId, 'bench-stripe-webhook-secret')]: STRIPE_WEBHOOK_SECRET,
       [secretEnvVarName(ctx.project.projectId, 'bench-play-service-account')]: JSON.stringify({ type: 'service_account', client_email: 'bench@example.iam.gserviceaccount.com' }),
     },
-  });
+  };
+  return { fakes: started, wiring };
+}
+
+/** Points the rails' network edges at the local fakes and configures the project's rails. */
+async function wireRails(ctx: BenchContext): Promise<{ fakes: RailFakes; pushAudience: string }> {
+  const { fakes: started, wiring } = await railWiring(ctx);
+  await ctx.server.wireRails(wiring);
   const now = ctx.deps.clock.now();
   const pushAudience = `https://tessera.bench/v1/webhooks/google/${ctx.project.projectId}`;
   for (const env of ['test', 'live'] as Env[]) {
@@ -67,6 +76,11 @@ async function wireRails(ctx: BenchContext): Promise<{ fakes: RailFakes; pushAud
 
 /** Issue 23: a rail notification in at most 6 store round trips, 200 per second from 10 clients. */
 const RAIL_NOTIFICATION_TARGET = { source: 'issue 23', roundTrips: 6, requestsPerSecond: 200 };
+
+/** The notification's own store floor (bench/railFloor.ts): its store calls recorded in this process, replayed after the row. */
+const railFloor = (path: string): Pick<Scenario, 'storeCallsFloor'> => ({
+  storeCallsFloor: async (ctx, request) => railNotificationFloor(request, (await railWiring(ctx)).wiring, path),
+});
 
 let sequence = 0;
 const next = () => (sequence += 1);
@@ -139,6 +153,7 @@ export const railScenarios: Scenario[] = [
     name: 'POST /v1/webhooks/stripe/{projectId}, customer.subscription.created (new subscriber per request), 10 clients',
     note: 'signature check + Stripe API re-read (local fake) + identity link creating the customer + one decision transaction; the project has no webhook endpoint (its events need no fan-out task)',
     target: RAIL_NOTIFICATION_TARGET,
+    ...railFloor('POST /v1/webhooks/stripe'),
     connections: 10,
     prepare: async (ctx) => {
       await wireRails(ctx);
@@ -159,6 +174,7 @@ export const railScenarios: Scenario[] = [
     name: 'POST /v1/webhooks/apple/{projectId}, SUBSCRIBED (new subscriber per request), 10 clients',
     note: 'Apple verifier on the payload and its transaction + identity link creating the customer + one decision transaction',
     target: RAIL_NOTIFICATION_TARGET,
+    ...railFloor('POST /v1/webhooks/apple'),
     connections: 10,
     prepare: async (ctx) => {
       await wireRails(ctx);
@@ -178,6 +194,7 @@ export const railScenarios: Scenario[] = [
     name: 'POST /v1/webhooks/google/{projectId}, SUBSCRIPTION_PURCHASED (new subscriber per request), 10 clients',
     note: 'push-token check + Play API re-read (local fake) + identity link creating the customer + one decision transaction',
     target: RAIL_NOTIFICATION_TARGET,
+    ...railFloor('POST /v1/webhooks/google'),
     connections: 10,
     prepare: async (ctx) => {
       const { fakes: started, pushAudience } = await wireRails(ctx);

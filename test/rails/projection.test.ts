@@ -2,7 +2,8 @@
  * Guarantee of the rail decision transaction towards the shared projection: however rail
  * decisions and manual grants for one customer interleave, the stored projection equals a
  * recomputation from the customer's grants, and no grant (rail or manual) is ever lost — the
- * grants read ahead of the transaction are used only while the projection is unchanged.
+ * grants read ahead of the transaction are used only while the projection has not changed since
+ * they were read.
  */
 import { randomUUID } from 'node:crypto';
 import type { GrantRecord, ProjectionDoc } from '../../functions/src/entitlements/model';
@@ -75,7 +76,7 @@ it('re-reads the grants in the transaction when a grant landed after they were r
     receivedAt: now,
     now,
     reconciledWithProvider: false,
-    customerId: customerId!,
+    customer: { customerId: customerId!, allLinkedBefore: false, check: null },
     snapshot: () => ({ subscriptionId, productIds: ['prod_pro'], state: 'active', periodStart: now, periodEnd: now + 86_400_000, accessUntil: now + 86_400_000, revokedAt: null, willRenew: true }),
     noSnapshotReason: 'unused',
   });

@@ -1,4 +1,4 @@
-import { FieldPath, type Query, type Transaction } from 'firebase-admin/firestore';
+import { FieldPath, type Query, type Timestamp, type Transaction } from 'firebase-admin/firestore';
 import type { EnvScope } from '../store/scope';
 import { GRANTS, grantConverter, PROJECTIONS, projectionConverter, type GrantRecord, type ProjectedEntitlement, type ProjectionDoc } from './model';
 import { readAllInTx, type AnyDocumentReference, type SnapshotsOf } from '../store/converters';
@@ -72,8 +72,17 @@ export async function readCustomerGrants(tx: Transaction, scope: EnvScope, custo
  * rows of different customers took 2–7 s each on it instead of 60 ms).
  */
 export async function readCustomerGrantsGuarded(scope: EnvScope, customerId: string): Promise<GrantRecord[]> {
+  return (await readCustomerGrantsAt(scope, customerId)).grants;
+}
+
+/**
+ * Every grant of one customer, outside any transaction, with the time the store read them at
+ * (a later transaction can tell from the projection's update time whether a grant changed
+ * since: rails/grantsReadAhead.ts).
+ */
+export async function readCustomerGrantsAt(scope: EnvScope, customerId: string): Promise<{ grants: GrantRecord[]; readTime: Timestamp }> {
   const snapshot = await scope.query(grantsCollection(scope).where('customerId', '==', customerId));
-  return snapshot.docs.map((doc) => doc.data());
+  return { grants: snapshot.docs.map((doc) => doc.data()), readTime: snapshot.readTime };
 }
 
 /** Every grant of several customers (a merge), read inside the transaction. */

@@ -6,8 +6,9 @@ import { customerRef } from '../customers/refs';
 import { mergeTraits, type Traits } from './traits';
 
 /**
- * Bulk creation of customers for identifier sets none of which is known yet (a migration's new
- * users), inside the caller's transaction, after its reads. What `linkIdentities` does in its
+ * Creation of customers for identifier sets none of which is known yet (a migration's new
+ * users; a rail notification's new subscriber, with its decision: rails/decision.ts), inside
+ * the caller's transaction, after its reads. What `linkIdentities` does in its
  * "no hint known" case, for many sets in one transaction: one customer each, and one index entry
  * per identifier with `create()`, so an identifier claimed meanwhile by another writer fails the
  * whole transaction instead of being linked twice (the caller then links those rows one by one).

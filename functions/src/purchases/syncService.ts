@@ -11,6 +11,8 @@ import { AppleVerificationFailed, appleVerifiers, type AppleEnvironment } from '
 import { readRailsConfig, type AppleRailConfig } from '../rails/config';
 import { appleRevenue } from '../rails/apple/revenue';
 import { decideRailEvent } from '../rails/decision';
+import { decideForRailCustomer } from '../rails/customerDecision';
+import type { RailCustomer } from '../rails/customers';
 import { railEventType } from '../rails/model';
 import type { WireEnv } from '../store/env';
 import type { EnvScope } from '../store/scope';
@@ -87,33 +89,38 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
   }
   const renewal = await optionalRenewal(ports, caller, config, environment, transaction, input.signedRenewalInfo);
   const familyShared = isFamilyShared(transaction);
-  const owner = await appleOwner(scope, transaction, input.appAccountToken, clock.now());
+  const snapshot = appleSnapshot({ transaction, renewal, at: transaction.signedDate });
   // The caller: the customer its appAccountToken is linked to (by its own identify). A family
   // member is never one (the organizer owns the subscription).
-  const presentedFor = familyShared ? null : await callerCustomer(scope, input.appAccountToken);
-  const snapshot = appleSnapshot({ transaction, renewal, at: transaction.signedDate });
-
-  const outcome = await decideRailEvent({
-    scope,
-    tasks: ports.tasks,
-    rail: 'apple',
-    eventId: syncEventId(transaction.transactionId),
-    eventType: railEventType('apple', 'purchase_sync'),
-    subscriptionId: transaction.originalTransactionId,
-    eventAt: transaction.signedDate,
-    receivedAt,
-    now: clock.now(),
-    reconciledWithProvider: false,
-    customerId: owner?.customerId ?? null,
-    grantsReadAhead: owner?.grantsReadAhead,
-    claimant: () => presentedFor,
-    snapshot: () => snapshot,
-    noSnapshotReason: 'no_subscription',
-    railFacts: () => appleFacts(transaction),
-    details: { requestId: caller.requestId, transactionId: transaction.transactionId, familyShared },
-    revenue: appleRevenue(transaction),
-  });
+  const presented: { customerId: string | null } = { customerId: null };
+  const outcome = await decideForRailCustomer(
+    (relink) => appleOwner(scope, transaction, input.appAccountToken, { now: clock.now(), relink }),
+    async (owner) => {
+      const claimant = familyShared ? null : await callerCustomer(scope, input.appAccountToken, owner);
+      presented.customerId = claimant;
+      return decideRailEvent({
+        scope,
+        tasks: ports.tasks,
+        rail: 'apple',
+        eventId: syncEventId(transaction.transactionId!),
+        eventType: railEventType('apple', 'purchase_sync'),
+        subscriptionId: transaction.originalTransactionId!,
+        eventAt: transaction.signedDate!,
+        receivedAt,
+        now: clock.now(),
+        reconciledWithProvider: false,
+        customer: owner,
+        claimant: () => claimant,
+        snapshot: () => snapshot,
+        noSnapshotReason: 'no_subscription',
+        railFacts: () => appleFacts(transaction),
+        details: { requestId: caller.requestId, transactionId: transaction.transactionId, familyShared },
+        revenue: appleRevenue(transaction),
+      });
+    },
+  );
   purchaseLogs.synced(caller.requestId, scope.projectId, outcome.decision, outcome.reason, outcome.duplicate);
+  const presentedFor = presented.customerId;
   // A family member's device never learns the organizer's customer or entitlements; a caller
   // whose subscription stayed with another owner (transfer setting `keep`) learns only its own.
   if (presentedFor && outcome.customerId !== presentedFor) {
@@ -129,10 +136,17 @@ export async function syncApplePurchase(ports: SyncPorts, caller: SyncCaller, in
   };
 }
 
-/** The active customer the caller's appAccountToken is linked to, if any (a read, never a link). */
-async function callerCustomer(scope: EnvScope, appAccountToken: string | undefined): Promise<string | null> {
+/**
+ * The customer the caller's appAccountToken is linked to, if any (a read, never a link). When the
+ * owner was resolved from that very token's entry (linked before, or created with the decision
+ * for it), that is the owner, without a read.
+ */
+async function callerCustomer(scope: EnvScope, appAccountToken: string | undefined, owner: RailCustomer | null): Promise<string | null> {
   if (!appAccountToken) return null;
-  return findCustomerIdByIdentity(scope, 'apple_aat', appAccountToken.toLowerCase());
+  const token = appAccountToken.toLowerCase();
+  const created = owner?.check?.kind === 'create' ? owner.check.identities : [];
+  if (created.some((identity) => identity.kind === 'apple_aat' && identity.id === token)) return owner!.customerId;
+  return findCustomerIdByIdentity(scope, 'apple_aat', token);
 }
 
 /** Renewal info is optional and its failure is not fatal: the purchase stands on the transaction. */

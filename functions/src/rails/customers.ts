@@ -1,10 +1,11 @@
 import { CUSTOMER_ID } from '../ids';
-import type { IdentityKind } from '../customers/model';
-import { projectionRef } from '../entitlements/projection';
+import type { AuditEntry } from '../audit/model';
+import { auditRef } from '../audit/append';
+import { identityDocId, newCustomerId, type IdentityKind } from '../customers/model';
 import { linkHints } from '../identity/repository';
 import { customerRef, identityRef } from '../customers/refs';
+import { splitGroups } from '../store/converters';
 import type { EnvScope } from '../store/scope';
-import { grantsAfterProjection, newCustomerReadAhead, type GrantsReadAhead } from './grantsReadAhead';
 
 /**
  * The customer a rail purchase belongs to, through the identity repository: rail identifiers
@@ -27,44 +28,88 @@ export interface RailCustomerHints {
 }
 
 /**
- * The resolved customer, with its grants when resolving read them at no extra round trip (the
- * projection read beside the customer's, or nothing to read for a customer created now): the
- * decision then skips its own read-ahead (rails/grantsReadAhead.ts).
+ * What the decision's transaction must find for the customer resolved from direct reads
+ * outside it (else it throws RailCustomerMoved and the caller resolves again with `relink`):
+ * - `create`: none of the identifiers was known: the transaction reads their index entries,
+ *   and, all still absent, creates the customer and its entries with the decision, as the
+ *   identity repository would for unknown hints (identity/freshCustomers.ts);
+ * - `active`: every identifier pointed at this customer: it must still be active.
  */
+export type RailCustomerCheck = { kind: 'create'; identities: RailIdentity[] } | { kind: 'active' };
+
+/** The resolved customer. */
 export interface RailCustomer {
   customerId: string;
-  grantsReadAhead: GrantsReadAhead | null;
   /** Every identifier the purchase names was already linked to this customer (nothing was linked now). */
   allLinkedBefore: boolean;
+  /** Null: resolved by the identity repository's link transaction (already committed). */
+  check: RailCustomerCheck | null;
 }
 
-export async function resolveRailCustomer(scope: EnvScope, hints: RailCustomerHints, now: number): Promise<RailCustomer | null> {
-  const all: RailIdentity[] = hints.rail.filter((hint) => hint.id !== '');
-  if (hints.developerUserId) all.push({ kind: 'developer', id: hints.developerUserId });
+/** The customer, and the event's audit entry when it was read with the identifiers and exists (a duplicate delivery). */
+export interface RailResolution {
+  customer: RailCustomer | null;
+  audited: AuditEntry | null;
+}
+
+/** The customer resolved before the decision was not what its transaction found: resolve it again with `relink`. */
+export class RailCustomerMoved extends Error {
+  constructor() {
+    super('the identifiers or the customer resolved before the decision changed before its transaction');
+    this.name = 'RailCustomerMoved';
+  }
+}
+
+export interface RailCustomerOptions {
+  now: number;
+  /** The event's id: its audit entry is read with the identifiers (no extra round trip). */
+  eventId?: string;
+  /** Resolve through the identity repository's link transaction (after RailCustomerMoved). */
+  relink?: boolean;
+}
+
+export async function resolveRailCustomer(scope: EnvScope, hints: RailCustomerHints, options: RailCustomerOptions): Promise<RailResolution> {
+  const all: RailIdentity[] = uniqueIdentities(hints.rail);
+  if (hints.developerUserId) all.push(...uniqueIdentities([{ kind: 'developer', id: hints.developerUserId }], all));
   const anchor = hints.namedCustomerId ? await anchorOf(scope, hints.namedCustomerId) : null;
-  if (anchor) all.push(anchor);
-  if (all.length === 0) return null;
-  const known = await linkedCustomer(scope, all);
-  if (known) return known;
-  const { customerId, created } = await linkHints(scope, all, 'rail', now);
-  if (!customerId) return null;
-  return { customerId, grantsReadAhead: created ? newCustomerReadAhead(customerId) : null, allLinkedBefore: false };
+  if (anchor) all.push(...uniqueIdentities([anchor], all));
+  if (all.length === 0) return { customer: null, audited: null };
+  if (!options.relink) {
+    const read = await readAhead(scope, all, options.eventId);
+    if (read.audited || read.customer) return read;
+  }
+  const { customerId } = await linkHints(scope, all, 'rail', options.now);
+  return { customer: customerId ? { customerId, allLinkedBefore: false, check: null } : null, audited: null };
 }
 
 /**
- * The usual case (a renewal): every identifier already links to one active customer, which two
- * direct reads confirm without the identity repository's linking transaction; the second also
- * reads the customer's projection, under which its grants are read for the decision.
+ * One read of every identifier's index entry (and of the event's audit entry). Every entry
+ * pointing at one customer: that customer (the usual renewal). None known: a new customer,
+ * created by the decision's transaction. Anything else (some known, several customers): null,
+ * for the identity repository's link transaction, which applies the conflict rules.
  */
-async function linkedCustomer(scope: EnvScope, hints: RailIdentity[]): Promise<RailCustomer | null> {
-  const entries = await scope.getAll(...hints.map((hint) => identityRef(scope, hint.kind, hint.id)));
-  if (entries.some((entry) => !entry.exists)) return null;
+async function readAhead(scope: EnvScope, identities: RailIdentity[], eventId: string | undefined): Promise<RailResolution> {
+  const identityRefs = identities.map((identity) => identityRef(scope, identity.kind, identity.id));
+  const auditRefs = eventId ? [auditRef(scope, eventId)] : [];
+  const [audits, entries] = splitGroups<[typeof auditRefs, typeof identityRefs]>([auditRefs, identityRefs], await scope.getAll(...auditRefs, ...identityRefs));
+  if (audits[0]?.exists) return { customer: null, audited: audits[0].data()! };
+  if (entries.every((entry) => !entry.exists)) return { customer: { customerId: newCustomerId(), allLinkedBefore: false, check: { kind: 'create', identities } }, audited: null };
+  if (entries.some((entry) => !entry.exists)) return { customer: null, audited: null };
   const ids = new Set(entries.map((entry) => entry.data()!.customerId));
-  if (ids.size !== 1) return null;
+  if (ids.size !== 1) return { customer: null, audited: null };
   const [customerId] = ids;
-  const [customer, projection] = await scope.getAll(customerRef(scope, customerId), projectionRef(scope, customerId));
-  if (customer.data()?.status !== 'active') return null;
-  return { customerId, grantsReadAhead: await grantsAfterProjection(scope, customerId, projection), allLinkedBefore: true };
+  return { customer: { customerId, allLinkedBefore: true, check: { kind: 'active' } }, audited: null };
+}
+
+/** Identities with an id, each once (a second hint naming the same index entry adds nothing). */
+function uniqueIdentities(identities: RailIdentity[], already: RailIdentity[] = []): RailIdentity[] {
+  const seen = new Set(already.map((identity) => identityDocId(identity.kind, identity.id)));
+  return identities.filter((identity) => {
+    const docId = identityDocId(identity.kind, identity.id);
+    if (identity.id === '' || seen.has(docId)) return false;
+    seen.add(docId);
+    return true;
+  });
 }
 
 /** One identifier of an existing, active customer (its developer user id when it has one). */

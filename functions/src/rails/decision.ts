@@ -20,7 +20,12 @@ import type { TaskQueue } from '../tasks/queue';
 import { dispatchWebhookEvents, type WebhookFanout } from '../webhooks/dispatch';
 import type { RevenueFact } from '../store/rollups/revenueFacts';
 import { recordRevenue, revenueClaimRefs } from '../store/rollups/revenueRollup';
-import { projectionVersionOf, readGrantsAhead, type GrantsReadAhead } from './grantsReadAhead';
+import { isReadAheadExact, newCustomerReadAhead, readGrantsAhead, type GrantsReadAhead } from './grantsReadAhead';
+import { RailCustomerMoved, type RailCustomer } from './customers';
+import { identityDocId } from '../customers/model';
+import { identityRef } from '../customers/refs';
+import { createFreshCustomer } from '../identity/freshCustomers';
+import { isAlreadyExists } from '../store/contention';
 import { ACCESS_STATES, SUBSCRIPTION_TRANSFERRED_EVENT_TYPE, subscriptionConverter, subscriptionDocId, type SubscriptionRecord, SUBSCRIPTIONS, type SubscriptionSnapshot, type TransferReason } from './model';
 import { readGroupsInTx } from '../store/converters';
 
@@ -54,10 +59,12 @@ export interface RailDecisionInput {
   receivedAt: number;
   now: number;
   reconciledWithProvider: boolean;
-  /** The customer resolved before the transaction; a record that already has an owner keeps it (but see `claimant`). */
-  customerId: string | null;
-  /** That customer's grants, when resolving it read them (rails/customers.ts); else the decision reads them. */
-  grantsReadAhead?: GrantsReadAhead | null;
+  /**
+   * The customer resolved before the transaction (rails/customers.ts); a record that already
+   * has an owner keeps it (but see `claimant`). Its `check` is what the transaction must find
+   * (else RailCustomerMoved: nothing is written, and the caller resolves again).
+   */
+  customer: RailCustomer | null;
   /**
    * The customer this verified event presents the purchase for when that may be someone other
    * than the record's owner (purchase sync: the caller; a notification: a purchaser identifier
@@ -113,21 +120,42 @@ export const railGrantId = (rail: CatalogRail, subscriptionId: string, key: stri
  * is read by the caller before this point: no key is held across an outbound call.
  */
 export async function decideRailEvent(input: RailDecisionInput): Promise<RailDecision> {
-  const { scope } = input;
+  const { scope, customer } = input;
   const keys = [writeKeys.event(scope, input.eventId)];
   if (input.subscriptionId) keys.push(writeKeys.subscription(scope, subscriptionDocId(input.rail, input.subscriptionId)));
-  if (input.customerId) keys.push(writeKeys.customer(scope, input.customerId));
-  const decision = await writeQueue.run(keys, async () => decideInTransaction(input, await grantsAheadOf(input)));
+  if (customer) keys.push(writeKeys.customer(scope, customer.customerId));
+  // A customer created with the decision takes turns with the identity repository's links of its identifiers.
+  const newIdentities = customer?.check?.kind === 'create' ? customer.check.identities : [];
+  keys.push(...newIdentities.map((identity) => writeKeys.identity(scope, identityDocId(identity.kind, identity.id))));
+  const decision = await writeQueue.run(keys, async () => {
+    try {
+      return await decideInTransaction(input, await grantsAheadOf(input));
+    } catch (err) {
+      // An entry created by another writer after the transaction read it absent (or the audit
+      // entry, by a concurrent delivery: resolved again, the decision then finds it a duplicate).
+      if (newIdentities.length > 0 && isAlreadyExists(err)) throw new RailCustomerMoved();
+      throw err;
+    }
+  });
   await dispatchWebhookEvents(input.tasks, scope, decision.webhookFanouts);
   return decision;
 }
 
-/** The expected customer's grants read ahead of the transaction (rails/grantsReadAhead.ts). */
+/**
+ * A delivery whose event id was found audited before any transaction: an audit entry is written
+ * once (`create()`) and never changed, so this is the recorded decision, and nothing is read or
+ * written for it. Its projection is not read (the rails' answer names none).
+ */
+export function alreadyDecided(entry: AuditEntry): RailDecision {
+  return { duplicate: true, decision: entry.decision, reason: entry.reason, customerId: entry.customerId, fromState: entry.fromState, toState: entry.toState, projection: null, webhookFanouts: [] };
+}
+
+/** The expected customer's grants read ahead of the transaction (rails/grantsReadAhead.ts): none to read for a customer created with the decision. */
 async function grantsAheadOf(input: RailDecisionInput): Promise<GrantsReadAhead | null> {
-  const { customerId } = input;
-  if (!customerId) return null;
-  if (input.grantsReadAhead?.customerId === customerId) return input.grantsReadAhead;
-  return readGrantsAhead(input.scope, customerId);
+  const { customer } = input;
+  if (!customer) return null;
+  if (customer.check?.kind === 'create') return newCustomerReadAhead(customer.customerId);
+  return readGrantsAhead(input.scope, customer.customerId);
 }
 
 /**
@@ -145,15 +173,18 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
   const products = expectedProducts(input);
   return scope.runTransaction(async (tx) => {
     const subRef = input.subscriptionId ? subscriptionRef(scope, input.rail, input.subscriptionId) : null;
-    const expected = input.customerId;
+    const expected = input.customer?.customerId ?? null;
+    const check = input.customer?.check ?? null;
+    const newIdentities = check?.kind === 'create' ? check.identities : [];
     const claimRefs = revenueClaimRefs(scope, input.revenue);
-    // One read for the event, the record, the expected customer with its projection, the revenue claims, the catalog entries and the webhook directory.
-    const [[auditSnap], subSnaps, expectedCustomer, expectedProjection, claimSnaps, catalogSnaps, [directorySnap]] = await readGroupsInTx(
+    // One read for the event, the record, the expected customer with its projection (and the index entries of a customer to create), the revenue claims, the catalog entries and the webhook directory.
+    const [[auditSnap], subSnaps, expectedCustomer, expectedProjection, identitySnaps, claimSnaps, catalogSnaps, [directorySnap]] = await readGroupsInTx(
       tx,
       [auditRef(scope, input.eventId)],
       subRef ? [subRef] : [],
       expected ? [customerRef(scope, expected)] : [],
       expected ? [projectionRef(scope, expected)] : [],
+      newIdentities.map((identity) => identityRef(scope, identity.kind, identity.id)),
       claimRefs,
       products.map((productId) => catalogProductRef(scope, input.rail, productId)),
       [webhookDirectoryRef(scope)],
@@ -163,8 +194,16 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
     const current = subSnaps[0]?.data() ?? null;
     const catalogKeys = new Map(products.map((productId, i) => [productId, entitlementKeysOf(catalogSnaps[i])]));
     if (auditSnap.exists) return duplicateOf(tx, scope, auditSnap, expected, expectedSnaps?.[1] ?? null);
+    // The customer resolved before the transaction must be as it was read (rails/customers.ts).
+    if (check?.kind === 'create' && (identitySnaps.some((snap) => snap.exists) || expectedCustomer[0].exists)) throw new RailCustomerMoved();
+    if (check?.kind === 'active' && expectedCustomer[0].data()?.status !== 'active') throw new RailCustomerMoved();
+    const created = check?.kind === 'create' ? expected : null;
+    // Written once every read is done: the identity repository's creation for unknown identifiers, with the decision.
+    const createCustomer = () => {
+      if (created) createFreshCustomer(tx, scope, created, { hints: newIdentities, indexSnapshots: identitySnaps, profile: { email: null, traits: {} } }, 'rail', input.now);
+    };
 
-    const { customerId, projectionSnap, transfer } = await owningCustomer(tx, input, current, expectedSnaps);
+    const { customerId, projectionSnap, transfer } = await owningCustomer(tx, input, current, expectedSnaps, created);
     const fromState = current?.state ?? null;
 
     const stale = isStale(input, current);
@@ -175,18 +214,20 @@ async function decideInTransaction(input: RailDecisionInput, preRead: GrantsRead
       const keptOwner = transfer ? transfer.fromCustomerId : customerId;
       const keptProjection = transfer ? transfer.fromProjection : projectionSnap;
       const outcome: RailDecision = { duplicate: false, decision: 'no_op', reason, customerId: keptOwner, fromState, toState: fromState, projection: storedProjection(keptProjection), webhookFanouts: [] };
+      createCustomer();
       record(tx, input, outcome, claimSnaps);
       return outcome;
     }
 
     const keysByProduct = await Promise.all(snapshot.productIds.map((productId) => catalogKeys.get(productId) ?? entitlementKeysForProduct(scope, input.rail, productId, tx)));
-    const preReadExact = preRead !== null && customerId === preRead.customerId && projectionSnap !== null && projectionVersionOf(projectionSnap) === preRead.projectionVersion;
+    const preReadExact = preRead !== null && customerId === preRead.customerId && projectionSnap !== null && isReadAheadExact(preRead, projectionSnap);
     const grants = !customerId ? [] : preReadExact ? preRead.grants : await readCustomerGrants(tx, scope, customerId);
     // A transfer takes the subscription's grants from the previous owner to the new one.
     const fromGrants = transfer ? await readCustomerGrants(tx, scope, transfer.fromCustomerId) : [];
     const moved = transfer ? fromGrants.filter((g) => isGrantOf(g, input.rail, snapshot.subscriptionId)).map((g) => ({ ...g, customerId: customerId!, updatedAt: input.now })) : [];
 
     // Writes: every read is done.
+    createCustomer();
     const decided = customerId ? subscriptionGrants(input, snapshot, keysByProduct, current, [...grants, ...moved], customerId) : [];
     const changed = [...new Map([...moved, ...decided].map((g) => [g.grantId, g])).values()];
     const grantedKeys = [...new Set(keysByProduct.flat())].sort();
@@ -247,13 +288,15 @@ async function owningCustomer(
   input: RailDecisionInput,
   current: SubscriptionRecord | null,
   expectedSnaps: CustomerSnaps | null,
+  created: string | null,
 ): Promise<{ customerId: string | null; projectionSnap: DocumentSnapshot<ProjectionDoc> | null; transfer: Transfer | null }> {
   const { scope } = input;
-  const expected = input.customerId;
+  const expected = input.customer?.customerId ?? null;
   const owner = current?.customerId ?? null;
   const snapsOf = async (id: string): Promise<CustomerSnaps> =>
     id === expected && expectedSnaps ? expectedSnaps : getAllInTx(tx, scope, [customerRef(scope, id), projectionRef(scope, id)]);
-  const statusOf = (snap: DocumentSnapshot<CustomerRecord>) => snap.data()?.status ?? null;
+  // The customer this transaction creates is active from its commit on.
+  const statusOf = (snap: DocumentSnapshot<CustomerRecord>) => (snap.id === created ? 'active' : (snap.data()?.status ?? null));
   const activeOrNull = async (id: string | null) => {
     if (!id) return null;
     const [customer, projection] = await snapsOf(id);

@@ -1,44 +1,43 @@
-import type { DocumentSnapshot } from 'firebase-admin/firestore';
+import type { DocumentSnapshot, Timestamp } from 'firebase-admin/firestore';
 import type { GrantRecord } from '../entitlements/model';
-import { projectionRef, readCustomerGrantsGuarded } from '../entitlements/projection';
+import { readCustomerGrantsAt } from '../entitlements/projection';
 import type { EnvScope } from '../store/scope';
 
 /**
- * A customer's grants read before the decision's transaction, with the version of the
- * projection they were read under. Every grant change rewrites the projection in its own
- * transaction (entitlements/projection.ts), so when the transaction finds the projection at
- * that same version the list is still exact and the in-transaction query (whose range lock
- * makes concurrent decisions about different customers wait on one another) is not needed;
- * when the version moved, the transaction queries again. Taken where the customer is resolved
- * (rails/customers.ts: with the customer's own read, or empty for a customer minted by this
- * request), else by the decision itself.
+ * A customer's grants read before the decision's transaction, with the time they were read at.
+ * Every grant change rewrites the customer's projection in the same commit
+ * (entitlements/writer.ts), so the projection's update time is the commit time of its latest
+ * grant change: when the transaction finds it earlier than the read time, every grant change
+ * was committed before the read and the list is exact, and the in-transaction query (whose
+ * range lock makes concurrent decisions about different customers wait on one another) is not
+ * needed; otherwise the transaction queries again. Projections are never deleted, so a missing
+ * projection means no grant change ever happened.
  */
 export interface GrantsReadAhead {
   customerId: string;
-  projectionVersion: string | null;
+  /** When the list was read (null: nothing was read, see newCustomerReadAhead). */
+  readTime: Timestamp | null;
   grants: GrantRecord[];
 }
 
-/** The projection's update time (null while it does not exist). */
-export const projectionVersionOf = (snapshot: DocumentSnapshot): string | null =>
-  snapshot.exists ? `${snapshot.updateTime?.seconds}.${snapshot.updateTime?.nanoseconds}` : null;
-
-/**
- * The grants of a customer whose projection `projection` was read just now. Projection first:
- * a grant committed after that read moves the version the transaction checks.
- */
-export async function grantsAfterProjection(scope: EnvScope, customerId: string, projection: DocumentSnapshot): Promise<GrantsReadAhead> {
-  const grants = await readCustomerGrantsGuarded(scope, customerId);
-  return { customerId, projectionVersion: projectionVersionOf(projection), grants };
-}
-
-/** Both reads, for a customer resolved without them (two round trips). */
+/** One query, no projection read: the transaction's own read of the projection checks it (isReadAheadExact). */
 export async function readGrantsAhead(scope: EnvScope, customerId: string): Promise<GrantsReadAhead> {
-  return grantsAfterProjection(scope, customerId, await scope.get(projectionRef(scope, customerId)));
+  const { grants, readTime } = await readCustomerGrantsAt(scope, customerId);
+  return { customerId, readTime, grants };
 }
 
 /**
- * A customer this request has just created: no grant can name it before its id is known, and
- * any later grant change would create its projection (so the transaction would see a version).
+ * A customer this request creates: no grant can name it before its id is known, and any grant
+ * change would create its projection (which the transaction would then see).
  */
-export const newCustomerReadAhead = (customerId: string): GrantsReadAhead => ({ customerId, projectionVersion: null, grants: [] });
+export const newCustomerReadAhead = (customerId: string): GrantsReadAhead => ({ customerId, readTime: null, grants: [] });
+
+/**
+ * Whether the list still holds, given the customer's projection as the transaction read it.
+ * Strictly earlier: a commit at the very read time is not assumed to be in the list.
+ */
+export function isReadAheadExact(readAhead: GrantsReadAhead, projection: DocumentSnapshot): boolean {
+  if (!projection.exists) return readAhead.grants.length === 0;
+  const { updateTime } = projection;
+  return readAhead.readTime !== null && updateTime !== undefined && updateTime.valueOf() < readAhead.readTime.valueOf();
+}

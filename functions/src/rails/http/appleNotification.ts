@@ -5,12 +5,14 @@ import { toWireEnv, type Env } from '../../store/env';
 import { recorded } from './answer';
 import type { AppleRailConfig } from '../config';
 import { decideRailEvent } from '../decision';
+import { decideForRailCustomer } from '../customerDecision';
 import { railLogs } from '../logs';
 import { railEventType } from '../model';
 import { unverifiedJson } from '../rawBody';
 import { answerUnusable, UnusableNotification, unverified } from './rejection';
 import { loadWebhookTarget, verifiedScope, type WebhookTarget } from '../target';
 import { appleFacts, appleOwner, appleSignedPurchaser } from '../apple/owner';
+import type { RailCustomer } from '../customers';
 import { appleRevenue } from '../apple/revenue';
 import { appleNotificationProblem, appleRenewalProblem, appleTransactionProblem } from '../apple/shape';
 import { appleEventName, appleSnapshot } from '../apple/state';
@@ -83,31 +85,34 @@ async function decide(ctx: RailRequest, target: WebhookTarget, env: Env, verifie
   const eventId = payload.notificationUUID!;
   const eventType = railEventType('apple', appleEventName(payload.notificationType, payload.subtype));
   const usable = transaction?.originalTransactionId && transaction.transactionId;
-  const customer = usable ? await appleOwner(scope, transaction, undefined, deps.clock.now()) : null;
-  const signedPurchaser = usable ? await appleSignedPurchaser(scope, transaction, customer) : null;
-  const outcome = await decideRailEvent({
-    scope,
-    tasks: deps.tasks,
-    rail: 'apple',
-    eventId,
-    eventType,
-    subscriptionId: usable ? transaction.originalTransactionId! : null,
-    eventAt: payload.signedDate!,
-    receivedAt,
-    now: deps.clock.now(),
-    reconciledWithProvider: false,
-    customerId: customer?.customerId ?? null,
-    grantsReadAhead: customer?.grantsReadAhead,
-    claimant: signedPurchaser?.claimant,
-    snapshot: () =>
-      usable
-        ? appleSnapshot({ transaction, renewal, notificationType: payload.notificationType, subtype: payload.subtype, status: payload.data?.status, at: payload.signedDate! })
-        : null,
-    noSnapshotReason: payload.notificationType === 'TEST' ? 'test_notification' : 'no_transaction',
-    railFacts: () => (usable ? appleFacts(transaction) : {}),
-    details: { notificationType: payload.notificationType ?? null, subtype: payload.subtype ?? null },
-    revenue: usable ? appleRevenue(transaction) : null,
-  });
+  const decide = async (customer: RailCustomer | null) => {
+    const signedPurchaser = usable ? await appleSignedPurchaser(scope, transaction, customer) : null;
+    return decideRailEvent({
+      scope,
+      tasks: deps.tasks,
+      rail: 'apple',
+      eventId,
+      eventType,
+      subscriptionId: usable ? transaction.originalTransactionId! : null,
+      eventAt: payload.signedDate!,
+      receivedAt,
+      now: deps.clock.now(),
+      reconciledWithProvider: false,
+      customer,
+      claimant: signedPurchaser?.claimant,
+      snapshot: () =>
+        usable
+          ? appleSnapshot({ transaction, renewal, notificationType: payload.notificationType, subtype: payload.subtype, status: payload.data?.status, at: payload.signedDate! })
+          : null,
+      noSnapshotReason: payload.notificationType === 'TEST' ? 'test_notification' : 'no_transaction',
+      railFacts: () => (usable ? appleFacts(transaction) : {}),
+      details: { notificationType: payload.notificationType ?? null, subtype: payload.subtype ?? null },
+      revenue: usable ? appleRevenue(transaction) : null,
+    });
+  };
+  const outcome = usable
+    ? await decideForRailCustomer((relink) => appleOwner(scope, transaction, undefined, { now: deps.clock.now(), eventId, relink }), decide)
+    : await decide(null);
   railLogs.notificationDecided('apple', target.projectId, env, eventId, outcome.decision, outcome.reason, outcome.duplicate);
   return recorded(eventId, env, outcome);
 }

@@ -5,6 +5,7 @@ import type { Env } from '../../store/env';
 import { recorded } from './answer';
 import type { GoogleRailConfig } from '../config';
 import { resolveRailCustomer, type RailIdentity } from '../customers';
+import { decideForRailCustomer } from '../customerDecision';
 import { decideRailEvent, type RailDecision } from '../decision';
 import { railLogs } from '../logs';
 import { railEventType, type SubscriptionRecord } from '../model';
@@ -59,7 +60,7 @@ export async function handleGoogleNotification(ctx: RailRequest): Promise<RailRe
       eventType: railEventType('google', type),
       now: deps.clock.now(),
       subscriptionId: null,
-      customerId: null,
+      customer: null,
       reconciledWithProvider: false,
       snapshot: () => null,
       noSnapshotReason: reason,
@@ -129,37 +130,39 @@ async function reconcile(
   const scope = verifiedScope(target, env);
   const eventType = railEventType('google', type);
   if (!play) {
-    const outcome = await decideRailEvent({ ...base, scope, eventType, now: deps.clock.now(), subscriptionId, customerId: null, reconciledWithProvider: false, snapshot: () => null, noSnapshotReason: 'purchase_not_found' });
+    const outcome = await decideRailEvent({ ...base, scope, eventType, now: deps.clock.now(), subscriptionId, customer: null, reconciledWithProvider: false, snapshot: () => null, noSnapshotReason: 'purchase_not_found' });
     return answer(target, env, base.eventId, outcome);
   }
-  const customer = await resolveRailCustomer(scope, playHints(purchaseToken, play), deps.clock.now());
-  const customerId = customer?.customerId ?? null;
   const linkedTokenHash = play.linkedPurchaseToken ? purchaseTokenHash(play.linkedPurchaseToken) : null;
   const takenBackOf = (record: SubscriptionRecord | null): TakenBack | null => takenBack ?? record?.google?.takenBack ?? null;
-  const outcome = await decideRailEvent({
-    ...base,
-    scope,
-    eventType,
-    now: deps.clock.now(),
-    subscriptionId,
-    customerId,
-    grantsReadAhead: customer?.grantsReadAhead,
-    // The customer the purchase's obfuscated account id names may be another person than the
-    // record's owner: the project's transfer setting decides.
-    claimant: () => customerId,
-    readAt,
-    reconciledWithProvider: true,
-    snapshot: (record) => {
-      const back = takenBackOf(record);
-      return playSnapshot(subscriptionId, play, readAt, back?.at ?? null, back?.as);
-    },
-    noSnapshotReason: 'purchase_not_found',
-    railFacts: (record) => ({
-      google: { packageName: notification.packageName ?? config.packageName, testPurchase: Boolean(play.testPurchase), linkedTokenHash, takenBack: takenBackOf(record) },
-    }),
-    details: { testPurchase: Boolean(play.testPurchase), subscriptionState: play.subscriptionState ?? null },
-    revenue: googleRevenue(type, notification, play, base.eventAt),
-  });
+  const hints = playHints(purchaseToken, play);
+  const outcome = await decideForRailCustomer(
+    (relink) => resolveRailCustomer(scope, hints, { now: deps.clock.now(), eventId: base.eventId, relink }),
+    (customer) =>
+      decideRailEvent({
+        ...base,
+        scope,
+        eventType,
+        now: deps.clock.now(),
+        subscriptionId,
+        customer,
+        // The customer the purchase's obfuscated account id names may be another person than the
+        // record's owner: the project's transfer setting decides.
+        claimant: () => customer?.customerId ?? null,
+        readAt,
+        reconciledWithProvider: true,
+        snapshot: (record) => {
+          const back = takenBackOf(record);
+          return playSnapshot(subscriptionId, play, readAt, back?.at ?? null, back?.as);
+        },
+        noSnapshotReason: 'purchase_not_found',
+        railFacts: (record) => ({
+          google: { packageName: notification.packageName ?? config.packageName, testPurchase: Boolean(play.testPurchase), linkedTokenHash, takenBack: takenBackOf(record) },
+        }),
+        details: { testPurchase: Boolean(play.testPurchase), subscriptionState: play.subscriptionState ?? null },
+        revenue: googleRevenue(type, notification, play, base.eventAt),
+      }),
+  );
   return answer(target, env, base.eventId, outcome);
 }
 

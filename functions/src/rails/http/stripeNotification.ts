@@ -8,6 +8,7 @@ import type { EnvScope } from '../../store/scope';
 import { recorded } from './answer';
 import type { StripeRailConfig } from '../config';
 import { resolveRailCustomer } from '../customers';
+import { decideForRailCustomer } from '../customerDecision';
 import { decideRailEvent, type RailDecision, type RailDecisionInput } from '../decision';
 import { railLogs } from '../logs';
 import { railEventType, type SubscriptionRecord, type SubscriptionSnapshot } from '../model';
@@ -127,7 +128,7 @@ async function decideStripeEvent(deps: RailRouteDeps, scope: EnvScope, config: S
     revenue: stripeRevenue(event, PAID_INVOICE_EVENTS),
   };
   const ignore = (reason: string) =>
-    decideRailEvent({ ...base, now: deps.clock.now(), subscriptionId: null, customerId: null, reconciledWithProvider: false, snapshot: () => null, noSnapshotReason: reason });
+    decideRailEvent({ ...base, now: deps.clock.now(), subscriptionId: null, customer: null, reconciledWithProvider: false, snapshot: () => null, noSnapshotReason: reason });
 
   if (SUBSCRIPTION_EVENTS.has(event.type)) {
     return reconcile(deps, scope, config, base, object.id, object, {});
@@ -154,7 +155,7 @@ async function decideStripeEvent(deps: RailRouteDeps, scope: EnvScope, config: S
   return ignore('event_type_not_handled');
 }
 
-type StripeBase = Omit<RailDecisionInput, 'now' | 'subscriptionId' | 'customerId' | 'reconciledWithProvider' | 'snapshot' | 'noSnapshotReason'>;
+type StripeBase = Omit<RailDecisionInput, 'now' | 'subscriptionId' | 'customer' | 'reconciledWithProvider' | 'snapshot' | 'noSnapshotReason'>;
 
 interface ReconcileExtras {
   /** An invoice was paid at this instant (ms): access given back after a refund before it. */
@@ -186,21 +187,16 @@ async function reconcile(
   const subscription = current ?? carried;
   const reconciled = current !== null;
   if (!subscription) {
-    return decideRailEvent({ ...base, now: deps.clock.now(), subscriptionId, customerId: null, reconciledWithProvider: false, snapshot: () => null, noSnapshotReason: 'unknown_subscription' });
+    return decideRailEvent({ ...base, now: deps.clock.now(), subscriptionId, customer: null, reconciledWithProvider: false, snapshot: () => null, noSnapshotReason: 'unknown_subscription' });
   }
   const stripeCustomerId = idOf(subscription.customer);
   const checkout = extras.checkout;
   const metadata = { ...(checkout ? metadataOf(checkout) : {}), ...metadataOf(subscription) };
-  const customer = await resolveRailCustomer(
-    scope,
-    {
-      rail: stripeCustomerId ? [{ kind: 'stripe', id: stripeCustomerId }] : [],
-      developerUserId: metadata.developerUserId ?? fieldString(checkout?.client_reference_id),
-      namedCustomerId: metadata.serviceCustomerId,
-    },
-    deps.clock.now(),
-  );
-  const customerId = customer?.customerId ?? null;
+  const hints = {
+    rail: stripeCustomerId ? [{ kind: 'stripe' as const, id: stripeCustomerId }] : [],
+    developerUserId: metadata.developerUserId ?? fieldString(checkout?.client_reference_id),
+    namedCustomerId: metadata.serviceCustomerId,
+  };
   const overlay = (record: SubscriptionRecord | null): StripeOverlay => {
     const previous = record?.stripe ?? { customerId: null, refund: null, lastPaidAt: null };
     const lastPaidAt = Math.max(previous.lastPaidAt ?? 0, extras.paidAt ?? 0) || null;
@@ -208,24 +204,27 @@ async function reconcile(
   };
   const latestInvoice = idOf(subscription.latest_invoice);
   const paymentRefs = [...(extras.paymentRefs ?? []), ...(latestInvoice ? [latestInvoice] : [])];
-  return decideRailEvent({
-    ...base,
-    now: deps.clock.now(),
-    subscriptionId,
-    customerId,
-    grantsReadAhead: customer?.grantsReadAhead,
-    // The customer the verified subscription names (its metadata's user or customer) may be
-    // another person than the record's owner: the project's transfer setting decides.
-    claimant: () => customerId,
-    readAt: reconciled ? readAt : undefined,
-    reconciledWithProvider: reconciled,
-    snapshot: (record) => stripeSnapshot(subscription, overlay(record), reconciled ? readAt : base.eventAt),
-    noSnapshotReason: 'unknown_subscription',
-    railFacts: (record) => ({ stripe: overlay(record) }),
-    extraWrites: (tx, outcome) => {
-      if (!outcome.duplicate) recordPaymentLinks(tx, scope, paymentRefs, subscriptionId, deps.clock.now());
-    },
-  });
+  return decideForRailCustomer(
+    (relink) => resolveRailCustomer(scope, hints, { now: deps.clock.now(), eventId: base.eventId, relink }),
+    (customer) =>
+      decideRailEvent({
+        ...base,
+        now: deps.clock.now(),
+        subscriptionId,
+        customer,
+        // The customer the verified subscription names (its metadata's user or customer) may be
+        // another person than the record's owner: the project's transfer setting decides.
+        claimant: () => customer?.customerId ?? null,
+        readAt: reconciled ? readAt : undefined,
+        reconciledWithProvider: reconciled,
+        snapshot: (record) => stripeSnapshot(subscription, overlay(record), reconciled ? readAt : base.eventAt),
+        noSnapshotReason: 'unknown_subscription',
+        railFacts: (record) => ({ stripe: overlay(record) }),
+        extraWrites: (tx, outcome) => {
+          if (!outcome.duplicate) recordPaymentLinks(tx, scope, paymentRefs, subscriptionId, deps.clock.now());
+        },
+      }),
+  );
 }
 
 /** A full refund or a lost dispute: the paid-for subscription's grants are revoked now. */
@@ -236,7 +235,7 @@ async function takeBack(deps: RailRouteDeps, scope: EnvScope, base: StripeBase, 
     ...base,
     now: deps.clock.now(),
     subscriptionId,
-    customerId: null,
+    customer: null,
     reconciledWithProvider: false,
     snapshot: (record) => (record ? revokedSnapshot(record, refund.at, reason) : null),
     noSnapshotReason: subscriptionId ? 'unknown_subscription' : 'payment_not_matched',
