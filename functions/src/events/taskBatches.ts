@@ -10,7 +10,7 @@ import { LANDING_VISIBLE_WITHIN_MS, type IdentityResolutionTask } from './resolu
  * A landing this recent may still have its commit in flight (the task was sent beside it): the
  * task reads again after these short pauses (~0.6 s in all) before asking the queue for a retry,
  * whose first backoff is 10 s. The commit it waits for was sent before the task was enqueued,
- * so it is almost always visible by the first or second re-read.
+ * so it is usually visible at the first read, otherwise within these re-reads.
  */
 const FRESH_LANDING_MS = 2_000;
 const RE_READ_AFTER_MS = [10, 20, 40, 80, 160, 320];
