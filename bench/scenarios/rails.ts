@@ -27,8 +27,8 @@ import type { BenchContext, BenchRequest, Scenario } from '../scenario';
  * and the Play / Stripe API clients are the real ones; the certificate chain is made here and
  * the rails' APIs are local fakes (startRailFakes), so the latencies exclude the rails' own.
  * Every request is a new event that runs the full decision transaction. The webhook scenarios
- * announce a new subscriber per request (identity link creating the customer, then the
- * decision), the way many subscribers' notifications arrive side by side; purchase sync renews
+ * announce a new subscriber per request (its customer created in the decision's transaction:
+ * 4 round trips), the way many subscribers' notifications arrive side by side; purchase sync renews
  * one subscription (one client: decisions about one subscription are serialised).
  */
 const BUNDLE_ID = 'com.tessera.bench';
@@ -151,7 +151,7 @@ export const railScenarios: Scenario[] = [
   },
   {
     name: 'POST /v1/webhooks/stripe/{projectId}, customer.subscription.created (new subscriber per request), 10 clients',
-    note: 'signature check + Stripe API re-read (local fake) + identity link creating the customer + one decision transaction; the project has no webhook endpoint (its events need no fan-out task)',
+    note: 'signature check + Stripe API re-read (local fake) + one read of the identity entries + one decision transaction creating the customer; the project has no webhook endpoint (its events need no fan-out task)',
     target: RAIL_NOTIFICATION_TARGET,
     ...railFloor('POST /v1/webhooks/stripe'),
     connections: 10,
@@ -172,7 +172,7 @@ export const railScenarios: Scenario[] = [
   },
   {
     name: 'POST /v1/webhooks/apple/{projectId}, SUBSCRIBED (new subscriber per request), 10 clients',
-    note: 'Apple verifier on the payload and its transaction + identity link creating the customer + one decision transaction',
+    note: 'Apple verifier on the payload and its transaction + one read of the identity entries + one decision transaction creating the customer',
     target: RAIL_NOTIFICATION_TARGET,
     ...railFloor('POST /v1/webhooks/apple'),
     connections: 10,
@@ -192,7 +192,7 @@ export const railScenarios: Scenario[] = [
   },
   {
     name: 'POST /v1/webhooks/google/{projectId}, SUBSCRIPTION_PURCHASED (new subscriber per request), 10 clients',
-    note: 'push-token check + Play API re-read (local fake) + identity link creating the customer + one decision transaction',
+    note: 'push-token check + Play API re-read (local fake) + one read of the identity entries + one decision transaction creating the customer',
     target: RAIL_NOTIFICATION_TARGET,
     ...railFloor('POST /v1/webhooks/google'),
     connections: 10,
