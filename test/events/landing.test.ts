@@ -13,8 +13,7 @@ import { storedEventConverter } from '../../functions/src/events/storedEventCode
 import { resolveEventIdentities } from '../../functions/src/events/resolution';
 import { STALE_BATCH_AFTER_MS } from '../../functions/src/retention/eventBatchSweep';
 import { runRetention } from '../../functions/src/retention/worker';
-import { RetryLaterError, type QueueName } from '../../functions/src/tasks/queue';
-import { LANDING_VISIBLE_WITHIN_MS } from '../../functions/src/events/resolutionTask';
+import type { QueueName } from '../../functions/src/tasks/queue';
 import { createTestService, seedProject, type SeededProject, type TestService } from '../support/harness';
 import { event, events, postEvents, storedEvent } from './support';
 
@@ -28,22 +27,11 @@ function serviceWithHeldResolution() {
     held.push({ payload, id: options.id });
     return 'enqueued';
   };
-  /**
-   * Runs the held tasks of one project (the retention sweep also finds other suites' batches) as
-   * the queue would: a task that asks to be retried (its landing's copy is not there) runs again
-   * after the others, once its landings' bound has passed.
-   */
+  /** Runs the held tasks of one project (the retention sweep also finds other suites' batches). */
   const release = async (projectId?: string) => {
-    const retries: typeof held = [];
     for (const task of held.splice(0)) {
-      if (projectId && task.payload.projectId !== projectId) continue;
-      await resolveEventIdentities(task.payload, service.deps).catch((err: unknown) => {
-        if (!(err instanceof RetryLaterError)) throw err;
-        retries.push(task);
-      });
+      if (!projectId || task.payload.projectId === projectId) await resolveEventIdentities(task.payload, service.deps);
     }
-    if (retries.length > 0) service.clock.advance(LANDING_VISIBLE_WITHIN_MS);
-    for (const task of retries) await resolveEventIdentities(task.payload, service.deps);
   };
   return { service, held, release };
 }
@@ -101,17 +89,9 @@ it('a retry while the batch waits replaces its document; each event is stored on
   for (let attempt = 0; attempt < 3; attempt += 1) expect((await postEvents(service, project, batch)).body.received).toBe(5);
   expect((await batchesOf(service, project).get()).size).toBe(1);
   expect(held).toHaveLength(3);
-  const [first, second, third] = held.splice(0);
-  // The earlier landings' tasks find the last one's copy: theirs may still be on its way, so they store nothing yet.
-  await expect(resolveEventIdentities(first.payload, service.deps)).rejects.toThrow(RetryLaterError);
-  expect((await eventsOf(service, project).get()).size).toBe(0);
-  await resolveEventIdentities(third.payload, service.deps);
+  await release();
   expect((await eventsOf(service, project).get()).size).toBe(5);
   expect((await batchesOf(service, project).get()).size).toBe(0);
-  // Past the bound, their retries find nothing of theirs left and end.
-  service.clock.advance(LANDING_VISIBLE_WITHIN_MS);
-  for (const task of [first, second]) await resolveEventIdentities(task.payload, service.deps);
-  expect((await eventsOf(service, project).get()).size).toBe(5);
 });
 
 it('never removes a copy that a retry replaced after the task read it', async () => {

@@ -1,14 +1,14 @@
 /**
- * Landings of one partition sent together share identity-resolution tasks
+ * Landings of one partition whose commits complete together share identity-resolution tasks
  * (events/landingTasks.ts): at most MAX_BATCHES_PER_TASK batches per task, never two partitions
- * in one task, each task naming the landings it stands for, every request answered only after the
- * tasks naming its batches are enqueued, and an enqueue failure failing every request of its task
- * (their retries land again, counted once).
+ * in one task, every request answered only after the tasks naming its batches are enqueued, and
+ * an enqueue failure failing every request of its task (their retries land again, counted once).
  */
+import { Timestamp } from 'firebase-admin/firestore';
 import { groupIntoTasks, LandingTasks } from '../../functions/src/events/landingTasks';
 import { batchDocId, eventDocId } from '../../functions/src/events/model';
 import { resolveEventIdentities } from '../../functions/src/events/resolution';
-import { landingResolutionTask, MAX_BATCHES_PER_TASK, MAX_LANDINGS_PER_TASK } from '../../functions/src/events/resolutionTask';
+import { identityResolutionTask, MAX_BATCHES_PER_TASK } from '../../functions/src/events/resolutionTask';
 import { EnvScope } from '../../functions/src/store/scope';
 import type { EnqueueOptions, QueueName, TaskQueue } from '../../functions/src/tasks/queue';
 import { createTestService, seedProject, type SeededProject, type TestService } from '../support/harness';
@@ -33,59 +33,52 @@ function recordingQueue(fail: (payload: Record<string, unknown>) => boolean = ()
   };
 }
 
-const sentAt = 1_800_000_000_000;
+const landedAt = Timestamp.fromMillis(1_800_000_000_000);
 const ids = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => batchDocId([eventDocId(`${prefix}-${i}`)]));
-/** A landing of these batches by request `req_<name>`. */
-const landing = (name: string, batchDocIds: string[], at = sentAt) => ({ requestId: `req_${name}`, batchDocIds, sentAt: at });
 
 describe('grouping landings into tasks', () => {
   it('packs batches in arrival order, at most MAX_BATCHES_PER_TASK per task; a landing may span two', () => {
     const [a, b, c, d, e, f] = ids('pack', 6);
-    const landings = [[a], [b, c], [d], [e, f]].map((batchDocIds, i) => landing(`pack${i}`, batchDocIds));
+    const landings = [[a], [b, c], [d], [e, f]].map((batchDocIds) => ({ batches: batchDocIds.map((batchDocId) => ({ batchDocId, landedAt })) }));
     const tasks = groupIntoTasks(landings);
     expect(MAX_BATCHES_PER_TASK).toBe(4);
-    expect(tasks.map((task) => task.batchDocIds)).toEqual([
+    expect(tasks.map((task) => task.batches.map((batch) => batch.batchDocId))).toEqual([
       [a, b, c, d],
       [e, f],
     ]);
-    expect(tasks.map((task) => task.landings.map((one) => landings.indexOf(one)))).toEqual([[0, 1, 2], [3]]);
-    const spanning = groupIntoTasks([landing('one', ids('one', 3)), landing('two', ids('two', 3))]);
-    expect(spanning.map((task) => task.batchDocIds.length)).toEqual([4, 2]);
+    expect(tasks.map((task) => task.landings.map((landing) => landings.indexOf(landing)))).toEqual([[0, 1, 2], [3]]);
+    const spanning = groupIntoTasks([{ batches: ids('one', 3).map((batchDocId) => ({ batchDocId, landedAt })) }, { batches: ids('two', 3).map((batchDocId) => ({ batchDocId, landedAt })) }]);
+    expect(spanning.map((task) => task.batches.length)).toEqual([4, 2]);
     expect(spanning[0].landings).toHaveLength(2); // the second landing's first batch rides in the first task
     expect(spanning[1].landings).toEqual([spanning[0].landings[1]]);
   });
 
-  it('names a batch document landed twice in one turn once; the task stands for both landings', () => {
+  it('names a batch document landed twice in one turn once, and both landings wait for its task', () => {
     const [a, b] = ids('twice', 2);
-    const first = landing('first', [a]);
-    const other = landing('other', [b]);
-    const retry = landing('retry', [a], sentAt + 5);
+    const later = Timestamp.fromMillis(landedAt.toMillis() + 5);
+    const first = { batches: [{ batchDocId: a, landedAt }] };
+    const other = { batches: [{ batchDocId: b, landedAt }] };
+    const retry = { batches: [{ batchDocId: a, landedAt: later }] };
     const tasks = groupIntoTasks([first, other, retry]);
     expect(tasks).toHaveLength(1);
-    expect(tasks[0].batchDocIds).toEqual([a, b]);
+    expect(tasks[0].batches.map((batch) => batch.batchDocId)).toEqual([a, b]);
     expect(tasks[0].landings).toEqual([first, other, retry]);
   });
 
-  it('a task stands for at most MAX_LANDINGS_PER_TASK landings: more copies of one batch in a turn name it again in another task', () => {
-    const [a] = ids('copies', 1);
-    const copies = Array.from({ length: MAX_LANDINGS_PER_TASK + 2 }, (_, i) => landing(`copy${i}`, [a]));
-    const tasks = groupIntoTasks(copies);
-    expect(tasks.map((task) => [task.batchDocIds, task.landings.length])).toEqual([
-      [[a], MAX_LANDINGS_PER_TASK],
-      [[a], 2],
-    ]);
-  });
-
-  it('enqueues landings of one turn together, one task per four batches, naming its landings and when the last was sent', async () => {
+  it('enqueues landings of one turn together, one task per four batches, with the id of its batches and their commit times', async () => {
     const queue = recordingQueue();
     const tasks = new LandingTasks(queue);
     const batches = ids('turn', 6);
-    await Promise.all(batches.map((id, i) => tasks.enqueue('proj_1', 'test', landing(`turn${i}`, [id], sentAt + i))));
-    expect(queue.given.map((task) => task.payload)).toEqual([
-      { projectId: 'proj_1', env: 'test', batchDocIds: batches.slice(0, 4), requestIds: ['req_turn0', 'req_turn1', 'req_turn2', 'req_turn3'], sentAt: sentAt + 3 },
-      { projectId: 'proj_1', env: 'test', batchDocIds: batches.slice(4), requestIds: ['req_turn4', 'req_turn5'], sentAt: sentAt + 5 },
-    ]);
-    expect(queue.given[0].id).toBe(landingResolutionTask('proj_1', 'test', batches.slice(0, 4), ['req_turn0', 'req_turn1', 'req_turn2', 'req_turn3'], sentAt + 3).id);
+    const later = Timestamp.fromMillis(landedAt.toMillis() + 1);
+    await Promise.all(batches.map((id, i) => tasks.enqueue('proj_1', 'test', [id], i === 5 ? later : landedAt)));
+    expect(queue.given.map((task) => task.payload.batchDocIds)).toEqual([batches.slice(0, 4), batches.slice(4)]);
+    expect(queue.given[0].id).toBe(identityResolutionTask('proj_1', 'test', batches.slice(0, 4).map((batchDocId) => ({ batchDocId, landedAt }))).id);
+    expect(queue.given[1].id).toBe(
+      identityResolutionTask('proj_1', 'test', [
+        { batchDocId: batches[4], landedAt },
+        { batchDocId: batches[5], landedAt: later },
+      ]).id,
+    );
     expect(queue.given.every((task) => task.queue === 'identityResolution')).toBe(true);
   });
 
@@ -93,12 +86,7 @@ describe('grouping landings into tasks', () => {
     const queue = recordingQueue();
     const tasks = new LandingTasks(queue);
     const [a, b, c, d] = ids('partitions', 4);
-    await Promise.all([
-      tasks.enqueue('proj_1', 'test', landing('a', [a])),
-      tasks.enqueue('proj_1', 'live', landing('b', [b])),
-      tasks.enqueue('proj_2', 'test', landing('c', [c])),
-      tasks.enqueue('proj_1', 'test', landing('d', [d])),
-    ]);
+    await Promise.all([tasks.enqueue('proj_1', 'test', [a], landedAt), tasks.enqueue('proj_1', 'live', [b], landedAt), tasks.enqueue('proj_2', 'test', [c], landedAt), tasks.enqueue('proj_1', 'test', [d], landedAt)]);
     const byPartition = Object.fromEntries(queue.given.map((task) => [`${task.payload.projectId}/${task.payload.env}`, task.payload.batchDocIds]));
     expect(byPartition).toEqual({ 'proj_1/test': [a, d], 'proj_1/live': [b], 'proj_2/test': [c] });
     expect(queue.given).toHaveLength(3);
@@ -108,9 +96,9 @@ describe('grouping landings into tasks', () => {
     const queue = recordingQueue();
     const tasks = new LandingTasks(queue);
     const [a, b] = ids('alone', 2);
-    await tasks.enqueue('proj_1', 'test', landing('a', [a]));
+    await tasks.enqueue('proj_1', 'test', [a], landedAt);
     expect(queue.given).toHaveLength(1);
-    await tasks.enqueue('proj_1', 'test', landing('b', [b]));
+    await tasks.enqueue('proj_1', 'test', [b], landedAt);
     expect(queue.given.map((task) => task.payload.batchDocIds)).toEqual([[a], [b]]);
   });
 
@@ -119,29 +107,26 @@ describe('grouping landings into tasks', () => {
     const queue = recordingQueue((payload) => (payload.batchDocIds as string[]).includes(batches[5]));
     const tasks = new LandingTasks(queue);
     // Landings: [0], [1, 2], [3, 4] (spans the two tasks), [5], [6]; the second task (4, 5, 6) fails.
-    const landings = [[0], [1, 2], [3, 4], [5], [6]].map((indexes, i) => tasks.enqueue('proj_1', 'test', landing(`fail${i}`, indexes.map((index) => batches[index]))));
+    const landings = [[0], [1, 2], [3, 4], [5], [6]].map((indexes) => tasks.enqueue('proj_1', 'test', indexes.map((i) => batches[i]), landedAt));
     const outcomes = await Promise.allSettled(landings);
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected']);
     expect(queue.given.map((task) => task.payload.batchDocIds)).toEqual([batches.slice(0, 4), batches.slice(4)]);
   });
 });
 
-describe('through the route: requests that send their commits together', () => {
-  /**
-   * Holds every partition read until `count` of them have been made, then lets them all return in
-   * one turn: their requests then send their commits, and their tasks, in that same turn.
-   */
-  function readsCompletingTogether(count: number) {
-    const original = EnvScope.prototype.getAllTogether;
+describe('through the route: requests whose commits complete together', () => {
+  /** Holds every partition commit until `count` of them have been made, then lets them all return in one turn. */
+  function commitsCompletingTogether(count: number) {
+    const original = EnvScope.prototype.commit;
     let arrived = 0;
     let release!: () => void;
     const together = new Promise<void>((resolve) => (release = resolve));
-    const spy = jest.spyOn(EnvScope.prototype, 'getAllTogether').mockImplementation(async function (this: EnvScope, ...refs) {
-      const snapshots = await original.apply(this, refs);
+    const spy = jest.spyOn(EnvScope.prototype, 'commit').mockImplementation(async function (this: EnvScope, batch) {
+      const time = await original.call(this, batch);
       arrived += 1;
       if (arrived === count) release();
       await together;
-      return snapshots;
+      return time;
     });
     return { restore: () => spy.mockRestore() };
   }
@@ -173,7 +158,7 @@ describe('through the route: requests that send their commits together', () => {
     for (let i = 0; i < 10; i++) expect((await postEvents(service, one, { events: events(100, `drain-${i}`) }, { env: 'live' })).status).toBe(202);
     await release();
 
-    const gate = readsCompletingTogether(5); // the four landings and the throttled request read
+    const gate = commitsCompletingTogether(4);
     let answers;
     try {
       answers = await Promise.all([
@@ -209,7 +194,7 @@ describe('through the route: requests that send their commits together', () => {
     const { service, held, release } = serviceWithHeldResolution();
     const project = await seedProject(service);
     const body = { events: events(4, 'twice-in-a-turn') };
-    const gate = readsCompletingTogether(2);
+    const gate = commitsCompletingTogether(2);
     let answers;
     try {
       answers = await Promise.all([postEvents(service, project, body), postEvents(service, project, body)]);
@@ -221,8 +206,6 @@ describe('through the route: requests that send their commits together', () => {
       [202, 4],
     ]);
     expect(held.map((task) => task.payload.batchDocIds)).toEqual([[batchDocId(events(4, 'twice-in-a-turn').map((e) => eventDocId(e.eventId as string)))]]);
-    // It stands for both landings: whichever copy is left visible is one of its own.
-    expect([...(held[0].payload.requestIds as string[])].sort()).toEqual(answers.map((res) => res.headers['x-request-id']).sort());
     await release();
     expect(await storedIds(service, project)).toHaveLength(4);
     expect(await pendingBatches(service, project)).toBe(0);
@@ -234,7 +217,7 @@ describe('through the route: requests that send their commits together', () => {
     const project = await seedProject(service);
     const bodies = [{ events: events(3, 'retry-a') }, { events: events(2, 'retry-b') }, { events: events(4, 'retry-c') }];
 
-    const gate = readsCompletingTogether(3);
+    const gate = commitsCompletingTogether(3);
     let failed;
     try {
       failed = await Promise.all(bodies.map((body) => postEvents(service, project, body)));

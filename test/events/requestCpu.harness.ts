@@ -8,10 +8,8 @@
  * HARNESS_CONCURRENCY=n: n clients back to back instead, CPU over the run per request.
  * The identity-resolution tasks are counted and held, never run: `HARNESS_ENQUEUE=cloud` enqueues
  * them through the production adapter into a Cloud Tasks stand-in in a child process instead
- * (bench/lib: run `npx tsc -p bench` first). `HARNESS_ENQUEUE_MS=n`: the held enqueue answers
- * after n ms, as a Cloud Tasks API call does deployed (tens of ms), to see what the request
- * waits on beyond its store calls. Prints CPU ms and (one client) wall ms per request, store
- * round trips and tasks per request. Asserts nothing about time.
+ * (bench/lib: run `npx tsc -p bench` first). Prints CPU ms per request, store round trips and
+ * tasks per request. Asserts nothing about time.
  *
  *   npx jest --runInBand --testMatch '<rootDir>/test/events/requestCpu.harness.ts' test/events/requestCpu.harness.ts
  *
@@ -34,7 +32,6 @@ import { lockHeaders, seedProject, type TestService } from '../support/harness';
 const REQUESTS = Number(process.env.HARNESS_REQUESTS ?? 300);
 const CONCURRENCY = Number(process.env.HARNESS_CONCURRENCY ?? 1);
 const WARM_UP = 30;
-const ENQUEUE_MS = Number(process.env.HARNESS_ENQUEUE_MS ?? 0);
 
 /** The stand-in reports its tasks over IPC: give the last messages a moment to arrive. */
 async function waitForTasks(done: () => boolean): Promise<void> {
@@ -61,7 +58,6 @@ it(`sends ${REQUESTS} 100-event batches and reports the request path's cost`, as
   } else {
     enqueue = {
       enqueue: async () => {
-        if (ENQUEUE_MS > 0) await new Promise((resolve) => setTimeout(resolve, ENQUEUE_MS));
         tasksGiven += 1;
         return 'enqueued';
       },
@@ -97,7 +93,6 @@ it(`sends ${REQUESTS} 100-event batches and reports the request path's cost`, as
   await waitForTasks(() => tasksGiven >= WARM_UP);
   const given = tasksGiven;
   const cpuMs: number[] = [];
-  const wallMs: number[] = [];
   let roundTrips = 0;
   const profiler = process.env.HARNESS_PROFILE ? await startProfiler() : null;
   // CONCURRENCY clients back to back (the bench's saturation shape when > 1): CPU per request is
@@ -110,9 +105,7 @@ it(`sends ${REQUESTS} 100-event batches and reports the request path's cost`, as
         sent += 1;
         clock.advance(1_000);
         const before = process.cpuUsage();
-        const sentAt = performance.now();
         const answer = await send();
-        wallMs.push(performance.now() - sentAt);
         const used = process.cpuUsage(before);
         expect(answer.status).toBe(202);
         roundTrips += answer.roundTrips;
@@ -129,14 +122,11 @@ it(`sends ${REQUESTS} 100-event batches and reports the request path's cost`, as
 
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const sorted = [...cpuMs].sort((a, b) => a - b);
-  const walls = [...wallMs].sort((a, b) => a - b);
-  const at = (q: number) => +walls[Math.min(walls.length - 1, Math.floor(q * walls.length))].toFixed(1);
   const report = {
     requests: REQUESTS,
     concurrency: CONCURRENCY,
     cpuMsPerRequestOverTheRun: +((whole.user + whole.system) / 1000 / REQUESTS).toFixed(2),
-    enqueue: process.env.HARNESS_ENQUEUE === 'cloud' ? 'cloud tasks adapter → stand-in' : `held, answering after ${ENQUEUE_MS} ms`,
-    wallMsOneByOne: CONCURRENCY > 1 ? undefined : { p50: at(0.5), p90: at(0.9), min: at(0) },
+    enqueue: process.env.HARNESS_ENQUEUE === 'cloud' ? 'cloud tasks adapter → stand-in' : 'held',
     cpuMsPerRequestOneByOne: CONCURRENCY > 1 ? undefined : { mean: +mean(cpuMs).toFixed(2), median: +sorted[Math.floor(sorted.length / 2)].toFixed(2), min: +sorted[0].toFixed(2) },
     roundTripsPerRequest: roundTrips / REQUESTS,
     tasksPerRequest: (tasksGiven - given) / REQUESTS,

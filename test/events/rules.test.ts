@@ -7,9 +7,10 @@ import { DAY, MINUTE } from '../../functions/src/clock';
 import { errorFingerprint, normaliseMessage } from '../../functions/src/events/fingerprint';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import { Timestamp } from 'firebase-admin/firestore';
 import { decodeBatchEvents, encodeBatchEvents, packBatchEvents } from '../../functions/src/events/batchCodec';
 import { BATCH_DOC_ID_PATTERN, batchDocId, eventDocId, type BatchedEvent } from '../../functions/src/events/model';
-import { landingResolutionTask, MAX_BATCHES_PER_TASK, MAX_LANDINGS_PER_TASK, parseIdentityResolutionPayload, sweepResolutionTask } from '../../functions/src/events/resolutionTask';
+import { identityResolutionTask, MAX_BATCHES_PER_TASK, parseIdentityResolutionPayload } from '../../functions/src/events/resolutionTask';
 import { sdkFloorViolation } from '../../functions/src/events/sdkFloor';
 import { ErrorPassMemory, minuteOf, planThrottle } from '../../functions/src/events/throttle';
 import { eventsBodySchema, type EventsBody } from '../../functions/src/wire/events';
@@ -246,52 +247,34 @@ describe('version floor', () => {
 });
 
 describe('identity-resolution task', () => {
-  const [x, y] = [batchDocId(['x']), batchDocId(['y'])];
-  const sentAt = 1_700_000_000_123;
-  it('has an id per set of batches and the landings it stands for, whatever their order', () => {
-    const one = landingResolutionTask('p', 'test', [x, y], ['req_a', 'req_b'], sentAt);
-    expect(landingResolutionTask('p', 'test', [y, x], ['req_b', 'req_a'], sentAt).id).toBe(one.id);
+  const landedAt = Timestamp.fromMillis(1_700_000_000_123);
+  const at = (time: Timestamp | string, ...ids: string[]) => ids.map((batchDocId) => ({ batchDocId, landedAt: time }));
+  it('has an id per set of landed batches: the same batches written at the same times, whatever their order', () => {
+    const one = identityResolutionTask('p', 'test', at(landedAt, batchDocId(['x']), batchDocId(['y'])));
+    expect(identityResolutionTask('p', 'test', at(landedAt, batchDocId(['y']), batchDocId(['x']))).id).toBe(one.id);
     expect(one.id).toMatch(/^[A-Za-z0-9_-]{1,500}$/);
-    expect(one.payload).toEqual({ projectId: 'p', env: 'test', batchDocIds: [x, y], requestIds: ['req_a', 'req_b'], sentAt });
-    expect(landingResolutionTask('p', 'live', [x, y], ['req_a', 'req_b'], sentAt).id).not.toBe(one.id);
-    expect(landingResolutionTask('p', 'test', [x], ['req_a', 'req_b'], sentAt).id).not.toBe(one.id);
-    // The same batch landing again (a retry, a new request) needs a task of its own: the first may have stored it already.
-    expect(landingResolutionTask('p', 'test', [x, y], ['req_a', 'req_c'], sentAt).id).not.toBe(one.id);
-    // Known before the commit: the id does not depend on when it was sent (the same landings enqueued twice are one task).
-    expect(landingResolutionTask('p', 'test', [x, y], ['req_a', 'req_b'], sentAt + 1).id).toBe(one.id);
-    // The sweep's task names no landing, and each sweep's is its own.
-    const swept = sweepResolutionTask('p', 'test', [x, y], sentAt);
-    expect(swept.payload).toEqual({ projectId: 'p', env: 'test', batchDocIds: [x, y] });
-    expect(swept.id).not.toBe(one.id);
-    expect(sweepResolutionTask('p', 'test', [y, x], sentAt).id).toBe(swept.id);
-    expect(sweepResolutionTask('p', 'test', [x, y], sentAt + 1).id).not.toBe(swept.id);
+    expect(one.payload).toEqual({ projectId: 'p', env: 'test', batchDocIds: [batchDocId(['x']), batchDocId(['y'])] });
+    expect(identityResolutionTask('p', 'live', at(landedAt, batchDocId(['x']), batchDocId(['y']))).id).not.toBe(one.id);
+    expect(identityResolutionTask('p', 'test', at(landedAt, batchDocId(['x']))).id).not.toBe(one.id);
+    // The same batch landing again (a retry after its task stored it) needs a task of its own.
+    const later = Timestamp.fromMillis(1_700_000_000_124);
+    expect(identityResolutionTask('p', 'test', at(later, batchDocId(['x']), batchDocId(['y']))).id).not.toBe(one.id);
+    // Landings of one group keep their own commit times: swapping which batch landed when is another task.
+    const mixed = [...at(landedAt, batchDocId(['x'])), ...at(later, batchDocId(['y']))];
+    const swapped = [...at(later, batchDocId(['x'])), ...at(landedAt, batchDocId(['y']))];
+    expect(identityResolutionTask('p', 'test', mixed).id).not.toBe(identityResolutionTask('p', 'test', swapped).id);
+    expect(identityResolutionTask('p', 'test', [...mixed].reverse()).id).toBe(identityResolutionTask('p', 'test', mixed).id);
   });
 
-  it('accepts only well-formed payloads: the previous release’s and the sweep’s shape, or a landing’s', () => {
+  it('accepts only well-formed payloads', () => {
     const id = batchDocId([eventDocId('x')]);
-    expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', batchDocIds: [id] })).toEqual({ projectId: 'proj_1', env: 'test', batchDocIds: [id], landings: null });
+    expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', batchDocIds: [id] })).toEqual({ projectId: 'proj_1', env: 'test', batchDocIds: [id] });
     expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'sandbox', batchDocIds: [id] })).toBeNull();
     expect(parseIdentityResolutionPayload({ projectId: 'a/b', env: 'test', batchDocIds: [id] })).toBeNull();
     expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', batchDocIds: ['../x'] })).toBeNull();
     expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', batchDocIds: [eventDocId('x')] })).toBeNull();
     expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', batchDocIds: [] })).toBeNull();
     expect(parseIdentityResolutionPayload({ projectId: 'proj_1', env: 'test', batchDocIds: Array.from({ length: MAX_BATCHES_PER_TASK + 1 }, () => id) })).toBeNull();
-
-    const landing = { projectId: 'proj_1', env: 'test', batchDocIds: [id], requestIds: ['req_abc'], sentAt };
-    expect(parseIdentityResolutionPayload(landing)).toEqual({ projectId: 'proj_1', env: 'test', batchDocIds: [id], landings: { requestIds: new Set(['req_abc']), sentAt } });
-    for (const bad of [
-      { requestIds: undefined }, // sentAt alone
-      { sentAt: undefined }, // requestIds alone
-      { requestIds: [] },
-      { requestIds: ['abc'] },
-      { requestIds: ['req_a/b'] },
-      { requestIds: Array.from({ length: MAX_LANDINGS_PER_TASK + 1 }, (_, i) => `req_${i}`) },
-      { sentAt: '1700000000123' },
-      { sentAt: 1.5 },
-      { sentAt: -1 },
-    ]) {
-      expect(parseIdentityResolutionPayload(JSON.parse(JSON.stringify({ ...landing, ...bad })))).toBeNull();
-    }
   });
 
   it('names a batch by its events, in any order', () => {

@@ -62,8 +62,8 @@ export const passMemoryFor = (owner: object): ErrorPassMemory => {
 /**
  * `POST /v1/events` after the version floor and validation (the route's): bucket → one read (key re-check, project
  * retention, error-pass markers when throttled) → one commit (the landing events as one batch
- * document, plus new error-pass markers) with, beside it, the enqueue of the identity-resolution
- * task (shared with landings of the partition sent at the same time), which stores the events.
+ * document, plus new error-pass markers) → identity-resolution task (shared with landings of the
+ * partition committed at the same time), which stores the events.
  * Nothing is written before the whole batch has been validated, and nothing at all on 4xx.
  */
 export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body: EventsBody): Promise<IngestResult> {
@@ -133,19 +133,14 @@ export async function ingestBatch(ports: IngestPorts, caller: IngestCaller, body
   }
   // Partly throttled: the report's throttled and dropped counts ride in the same commit.
   recordThrottled(landingBatch, scope, receivedAt, batch.events.length - plan.paid.length, plan.dropped.length);
-  // The request's one commit (its batch documents, error-pass markers and throttle counts
-  // together) and, beside it, the enqueue of the task that stores the batches: their ids are
-  // known before the commit, and the task waits for this landing's copies (`requestId`) if it
-  // runs first (resolution.ts). Landings of this partition sent in the same turn share tasks
-  // (landingTasks.ts). The answer waits for both to settle (nothing of the request is left in
-  // flight); if either failed the request fails, and the client's retry (same event ids) lands
-  // and enqueues again.
-  const committed = scope.commit(landingBatch);
-  const enqueued = ports.landingTasks.enqueue(auth.projectId, auth.env, { requestId: caller.requestId, batchDocIds, sentAt: ports.clock.now() });
-  for (const outcome of await Promise.allSettled([committed, enqueued])) {
-    if (outcome.status === 'rejected') throw outcome.reason;
-  }
+  // The request's one commit: its batch documents, error-pass markers and throttle counts together.
+  const landedAt = await scope.commit(landingBatch);
   for (const event of passes) memory.remember(scopeKey, event.fingerprint as string, minute);
+
+  // After the commit: a task must never run ahead of the batch it stores. Landings of this
+  // partition committed in the same turn share tasks (landingTasks.ts). If enqueueing fails the
+  // request fails, and the client's retry (same event ids) lands and enqueues again.
+  await ports.landingTasks.enqueue(auth.projectId, auth.env, batchDocIds, landedAt);
 
   const dropped = plan.dropped.length;
   if (dropped > 0) eventLogs.batchThrottled(caller.requestId, auth.projectId, auth.env, landing.length, dropped, passes.length);

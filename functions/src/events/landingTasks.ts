@@ -1,32 +1,23 @@
+import type { Timestamp } from 'firebase-admin/firestore';
 import type { Env } from '../store/env';
 import type { TaskQueue } from '../tasks/queue';
-import { landingResolutionTask, MAX_BATCHES_PER_TASK, MAX_LANDINGS_PER_TASK } from './resolutionTask';
-
-/** A landing whose commit has been sent: its request (the batches' `requestId`), its batch documents, and when. */
-export interface SentLanding {
-  requestId: string;
-  batchDocIds: readonly string[];
-  /** The ingest clock's time once the commit was sent (Unix ms). */
-  sentAt: number;
-}
+import { identityResolutionTask, MAX_BATCHES_PER_TASK, type PendingBatch } from './resolutionTask';
 
 /**
- * The identity-resolution tasks of landings, sent beside their commits and shared by the
- * landings of one partition that reach here in the same turn of the event loop: they are
- * enqueued together once that turn's I/O has been handled (`setImmediate`), up to
- * MAX_BATCHES_PER_TASK batches per task.
+ * The identity-resolution tasks of landed batches, shared by the landings of one partition whose
+ * commits completed in the same turn of the event loop: they are enqueued together once that
+ * turn's I/O has been handled (`setImmediate`), up to MAX_BATCHES_PER_TASK batches per task.
  *
  * Why: each enqueue is a Cloud Tasks API call (~0.5 ms of the request's CPU) and each task a run
- * of the task function with its own reads and commit; landings that arrive together under load
+ * of the task function with its own reads and commit; landings that finish together under load
  * need neither twice. Nothing waits for company: a landing alone is enqueued at the end of its
- * turn, so an idle instance adds no latency and a busy one groups more.
+ * turn, as it would have been, so an idle instance adds no latency and a busy one groups more.
  *
- * Guarantees: a task never spans two partitions (the key is the partition); it names every
- * landing it stands for and when their commits had all been sent, so that it waits for exactly
- * those copies if it runs before they are visible (resolution.ts); a landing's promise settles
- * once every task naming one of its batches is enqueued, and rejects if any of them failed, so
- * every request of a failed group fails and its client's retry lands and enqueues again (a batch
- * committed meanwhile whose task was never enqueued is the retention sweep's).
+ * Guarantees: a task is enqueued only after every batch it names was committed (each landing
+ * arrives here after its own commit); a task never spans two partitions (the key is the
+ * partition); a landing's promise settles once every task naming one of its batches is enqueued,
+ * and rejects if any of them failed, so every request of a failed group fails and its client's
+ * retry lands and enqueues again (a lost enqueue in between is the retention sweep's).
  */
 export class LandingTasks {
   /** Not a cache: a partition's entry lives until the end of the turn it was made in. */
@@ -34,8 +25,8 @@ export class LandingTasks {
 
   constructor(private readonly queue: TaskQueue) {}
 
-  /** Resolves once the tasks storing this landing's batches are enqueued. */
-  enqueue(projectId: string, env: Env, landing: SentLanding): Promise<void> {
+  /** Resolves once the tasks storing these (committed) batches are enqueued. */
+  enqueue(projectId: string, env: Env, batchDocIds: readonly string[], landedAt: Timestamp): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const key = `${projectId}/${env}`;
       let partition = this.waiting.get(key);
@@ -44,7 +35,7 @@ export class LandingTasks {
         this.waiting.set(key, partition);
         setImmediate(() => this.flush(key));
       }
-      partition.landings.push({ ...landing, resolve, reject });
+      partition.landings.push({ batches: batchDocIds.map((batchDocId) => ({ batchDocId, landedAt })), resolve, reject });
     });
   }
 
@@ -54,8 +45,7 @@ export class LandingTasks {
     this.waiting.delete(key);
     const sent = new Map<WaitingLanding, Promise<unknown>[]>();
     for (const group of groupIntoTasks(partition.landings)) {
-      const sentAt = Math.max(...group.landings.map((landing) => landing.sentAt));
-      const task = landingResolutionTask(partition.projectId, partition.env, group.batchDocIds, group.landings.map((landing) => landing.requestId), sentAt);
+      const task = identityResolutionTask(partition.projectId, partition.env, group.batches);
       const enqueued = Promise.resolve().then(() => this.queue.enqueue('identityResolution', task.payload, { id: task.id }));
       for (const landing of group.landings) sent.set(landing, [...(sent.get(landing) ?? []), enqueued]);
     }
@@ -68,7 +58,8 @@ export class LandingTasks {
   }
 }
 
-interface WaitingLanding extends SentLanding {
+interface WaitingLanding {
+  batches: PendingBatch[];
   resolve(): void;
   reject(err: unknown): void;
 }
@@ -83,26 +74,23 @@ interface WaitingPartition {
  * Packs the landings' batches, in arrival order, into tasks of at most MAX_BATCHES_PER_TASK: each
  * task with the landings it carries a batch of (a landing of several batches may span two). A
  * batch document named twice (a retry landing beside the first attempt: the same document,
- * written again) is named once, by the task that names it first, which then stands for both
- * landings (either copy may be the one left visible); a task stands for at most
- * MAX_LANDINGS_PER_TASK landings, beyond which a repeated batch is named by another task too.
+ * written again) is stored once, by the task that names it first, and both landings wait for it.
  * @internal exported for its unit test
  */
-export function groupIntoTasks<L extends { batchDocIds: readonly string[] }>(landings: readonly L[]): { batchDocIds: string[]; landings: L[] }[] {
-  const tasks: { batchDocIds: string[]; landings: L[] }[] = [];
-  const taskOf = new Map<string, { batchDocIds: string[]; landings: L[] }>();
-  const hasRoomFor = (task: { landings: L[] }, landing: L) => task.landings.includes(landing) || task.landings.length < MAX_LANDINGS_PER_TASK;
+export function groupIntoTasks<L extends { batches: readonly PendingBatch[] }>(landings: readonly L[]): { batches: PendingBatch[]; landings: L[] }[] {
+  const tasks: { batches: PendingBatch[]; landings: L[] }[] = [];
+  const taskOf = new Map<string, { batches: PendingBatch[]; landings: L[] }>();
   for (const landing of landings) {
-    for (const batchDocId of landing.batchDocIds) {
-      let task = taskOf.get(batchDocId);
-      if (!task || !hasRoomFor(task, landing)) {
+    for (const batch of landing.batches) {
+      let task = taskOf.get(batch.batchDocId);
+      if (!task) {
         task = tasks[tasks.length - 1];
-        if (!task || task.batchDocIds.length >= MAX_BATCHES_PER_TASK || !hasRoomFor(task, landing)) {
-          task = { batchDocIds: [], landings: [] };
+        if (!task || task.batches.length >= MAX_BATCHES_PER_TASK) {
+          task = { batches: [], landings: [] };
           tasks.push(task);
         }
-        task.batchDocIds.push(batchDocId);
-        taskOf.set(batchDocId, task);
+        task.batches.push(batch);
+        taskOf.set(batch.batchDocId, task);
       }
       if (!task.landings.includes(landing)) task.landings.push(landing);
     }

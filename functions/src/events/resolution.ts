@@ -11,9 +11,8 @@ import { eventLogs } from './logs';
 import { decodeLandedBatch } from './batchCodec';
 import { eventDocId, type IdentityHints, type IngestedEventFields, type LandedBatch } from './model';
 import { StoredEventRollups, type EventToStore } from './storedEventRollups';
-import { createEvent, deleteLandedBatch, eventsCollection, putEvent } from './repository';
+import { batchRef, createEvent, deleteLandedBatch, eventsCollection, putEvent } from './repository';
 import { parseIdentityResolutionPayload } from './resolutionTask';
-import { readTaskBatches } from './taskBatches';
 
 /**
  * The identity-resolution task (queue `identityResolution`): stores the events of one landing
@@ -39,10 +38,6 @@ import { readTaskBatches } from './taskBatches';
  * Events whose hints are all already linked to one active customer skip the transaction (see
  * KnownIdentities): the steady state of a known device costs reads only.
  *
- * A landing's task is sent beside the landing's commit, so it may run first: it stores nothing
- * until its landings' copies are visible, retried until a bound after which no such commit can
- * appear (taskBatches.ts).
- *
  * Idempotent: event documents are keyed by event id, so storing a batch twice writes the same
  * records; a batch already stored and removed is simply absent. A retry that replaced a batch
  * while it was being stored makes the commit fail (the removal is conditional), and the queue
@@ -51,16 +46,16 @@ import { readTaskBatches } from './taskBatches';
 export async function resolveEventIdentities(payload: Record<string, unknown>, deps: BackgroundDeps): Promise<void> {
   const task = parseIdentityResolutionPayload(payload);
   if (!task) {
-    eventLogs.resolutionPayloadInvalid('expected {projectId, env, batchDocIds[, requestIds, sentAt]}');
+    eventLogs.resolutionPayloadInvalid('expected {projectId, env, batchDocIds}');
     return;
   }
-  const scope = new EnvScope(deps.db, task.projectId, task.env);
-  const pending = await readTaskBatches(scope, task, deps.clock);
-  await storeLandedBatches(scope, task.batchDocIds, pending, deps.clock.now(), identityMemory(deps));
+  await storeLandedBatches(new EnvScope(deps.db, task.projectId, task.env), task.batchDocIds, deps.clock.now(), identityMemory(deps));
 }
 
 /** Stores the events of the given pending batches (see resolveEventIdentities). */
-async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], pending: DocumentSnapshot<LandedBatch>[], now: number, memory: IdentityMemory): Promise<void> {
+async function storeLandedBatches(scope: EnvScope, batchDocIds: string[], now: number, memory: IdentityMemory): Promise<void> {
+  const snapshots = await scope.getAll(...batchDocIds.map((id) => batchRef(scope, id)));
+  const pending = snapshots.filter((snapshot) => snapshot.exists);
   const events: IngestedEventFields[] = [];
   const readable: DocumentSnapshot<LandedBatch>[] = [];
   for (const snapshot of pending) {

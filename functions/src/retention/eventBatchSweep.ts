@@ -1,7 +1,7 @@
 import type { BackgroundDeps } from '../tasks/background';
 import { MINUTE } from '../clock';
 import { EVENT_BATCHES, landedBatchConverter } from '../events/model';
-import { MAX_BATCHES_PER_TASK, sweepResolutionTask } from '../events/resolutionTask';
+import { identityResolutionTask, MAX_BATCHES_PER_TASK } from '../events/resolutionTask';
 import { byPartition, queryAcrossPartitions } from '../store/partitions';
 import { retentionLogs } from './logs';
 
@@ -34,8 +34,8 @@ export async function sweepStaleEventBatches(deps: BackgroundDeps): Promise<Even
     const ids = docs.map((doc) => doc.id);
     for (let start = 0; start < ids.length; start += MAX_BATCHES_PER_TASK) {
       // The sweep's time is part of the id: a batch still stuck an hour later is enqueued again.
-      // Its task names no landing: it stores whatever of these batches is there when it runs.
-      const task = sweepResolutionTask(projectId, env, ids.slice(start, start + MAX_BATCHES_PER_TASK), now);
+      const batches = ids.slice(start, start + MAX_BATCHES_PER_TASK).map((batchDocId) => ({ batchDocId, landedAt: `sweep-${now}` }));
+      const task = identityResolutionTask(projectId, env, batches);
       try {
         await deps.tasks.enqueue('identityResolution', task.payload, { id: task.id });
         tasks += 1;

@@ -123,8 +123,7 @@ export function policyBackoffSeconds(policy: RetryPolicy, attempt: number): numb
 }
 
 /**
- * Thrown by a handler whose work failed for someone else's reason (a webhook receiver's 500), or
- * whose input is not visible yet (an events task sent beside its landing's commit):
+ * Thrown by a handler whose work failed for someone else's reason (a webhook receiver's 500):
  * the queue retries the task with its retryConfig backoff, as for any throw, but it is an
  * expected outcome, not a fault (the in-process queue logs it quietly).
  */
