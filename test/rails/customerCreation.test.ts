@@ -17,12 +17,12 @@ import type { GrantRecord } from '../../functions/src/entitlements/model';
 import * as identityRepository from '../../functions/src/identity/repository';
 import { decideForRailCustomer } from '../../functions/src/rails/customerDecision';
 import { resolveRailCustomer, type RailCustomer, type RailCustomerHints } from '../../functions/src/rails/customers';
-import { decideRailEvent } from '../../functions/src/rails/decision';
 import { EnvScope } from '../../functions/src/store/scope';
 import { writeQueue } from '../../functions/src/store/writeQueue';
 import { expectError, seedProject } from '../support/harness';
 import { nextPurchaseToken, playPurchase, pushBody } from './support/googleFake';
 import { stripeEvent, stripeIds, stripeSubscription } from './support/stripeFake';
+import { decideStripeSubscription } from './support/stripeDecision';
 import { auditOf, createRailsWorld, customerOf, PLAY_PACKAGE, postGoogle, postStripe, storedDocuments, subscriptionOf, type RailsWorld } from './support/railsWorld';
 
 let world: RailsWorld;
@@ -71,23 +71,7 @@ async function racingFirstNotifications() {
 
 /** A decision about a Stripe subscription for `customer`, as the Stripe handler makes it. */
 function decideFor(scope: EnvScope, customer: RailCustomer | null, subscriptionId: string) {
-  const now = world.service.clock.now();
-  return decideRailEvent({
-    scope,
-    tasks: world.service.tasks,
-    rail: 'stripe',
-    eventId: stripeIds.event(),
-    eventType: 'stripe.customer.subscription.created',
-    subscriptionId,
-    eventAt: now,
-    receivedAt: now,
-    now,
-    reconciledWithProvider: false,
-    customer,
-    claimant: () => customer?.customerId ?? null,
-    snapshot: () => ({ subscriptionId, productIds: ['prod_pro'], state: 'active', periodStart: now, periodEnd: now + 86_400_000, accessUntil: now + 86_400_000, revokedAt: null, willRenew: true }),
-    noSnapshotReason: 'unused',
-  });
+  return decideStripeSubscription(world, { scope, customer, subscriptionId, now: world.service.clock.now(), claimant: () => customer?.customerId ?? null });
 }
 
 /** Decides with `stale` as the first resolution (read before the store changed), recording which resolutions ran. */

@@ -10,10 +10,10 @@ import type { GrantRecord, ProjectionDoc } from '../../functions/src/entitlement
 import { grantManually } from '../../functions/src/entitlements/manualGrants';
 import { projectEntitlements } from '../../functions/src/entitlements/projection';
 import { linkHints } from '../../functions/src/identity/repository';
-import { decideRailEvent } from '../../functions/src/rails/decision';
 import { EnvScope } from '../../functions/src/store/scope';
 import type { Query, QuerySnapshot } from 'firebase-admin/firestore';
 import { stripeEvent, stripeIds, stripeSubscription } from './support/stripeFake';
+import { decideStripeSubscription } from './support/stripeDecision';
 import { createRailsWorld, postStripe, type RailsWorld } from './support/railsWorld';
 
 let world: RailsWorld;
@@ -65,20 +65,11 @@ it('re-reads the grants in the transaction when a grant landed after they were r
     }
   }
   const subscriptionId = stripeIds.subscription();
-  const outcome = await decideRailEvent({
+  const outcome = await decideStripeSubscription(world, {
     scope: new OvertakenScope(world.service.deps.db, world.project.projectId, 'test'),
-    tasks: world.service.tasks,
-    rail: 'stripe',
-    eventId: stripeIds.event(),
-    eventType: 'stripe.customer.subscription.created',
-    subscriptionId,
-    eventAt: now,
-    receivedAt: now,
-    now,
-    reconciledWithProvider: false,
     customer: { customerId: customerId!, allLinkedBefore: false, check: null },
-    snapshot: () => ({ subscriptionId, productIds: ['prod_pro'], state: 'active', periodStart: now, periodEnd: now + 86_400_000, accessUntil: now + 86_400_000, revokedAt: null, willRenew: true }),
-    noSnapshotReason: 'unused',
+    subscriptionId,
+    now,
   });
   expect(outcome.decision).toBe('applied');
   const projection = (await plain.doc('projections', customerId!).get()).data() as ProjectionDoc;
