@@ -9,6 +9,7 @@
 import type { DocumentData } from 'firebase-admin/firestore';
 import { REVENUE_ROLLUPS, SUBSCRIBER_ROLLUPS, EVENT_ROLLUPS, METRIC } from '../../functions/src/store/rollups/model';
 import { dayTotalsField, monthTotalsField, yearTotalsField } from '../../functions/src/store/rollups/rollupWrite';
+import { recordStoreCalls } from '../../fixtures/storeCallRecorder';
 import { indexEntries, readIndexConfig } from '../support/indexEntries';
 import { nextPurchaseToken, playPurchase, pushBody } from './support/googleFake';
 import { signedNotification, transactionPayload } from './support/applePayloads';
@@ -30,30 +31,18 @@ interface CommitWrite {
 
 /**
  * The document paths the request's commits wrote (the fan-out task's own `fannedOutAt` update left
- * out: it is the task's). The earlier tests' background work finishes first: the partition's first
- * fan-out builds its webhook directory, and that write must not land in this request's count.
+ * out: it is the task's), recorded at the client's RPC edge (fixtures/storeCallRecorder.ts). The
+ * earlier tests' background work finishes first: the partition's first fan-out builds its webhook
+ * directory, and that write must not land in this request's count.
  */
 async function writesOf(send: () => Promise<{ status: number; body: Record<string, unknown> }>): Promise<{ body: Record<string, unknown>; paths: string[] }> {
   await world.service.tasks.drain();
-  const client = world.service.deps.db as unknown as { request: (method: string, ...rest: unknown[]) => unknown };
-  const original = client.request;
-  const paths: string[] = [];
-  client.request = function (this: unknown, method: string, ...rest: unknown[]) {
-    if (method === 'commit') {
-      for (const write of (rest[0] as { writes?: CommitWrite[] }).writes ?? []) {
-        const fanOutUpdate = write.updateMask?.fieldPaths?.length === 1 && write.updateMask.fieldPaths[0] === 'fannedOutAt';
-        if (write.update && !fanOutUpdate) paths.push(write.update.name.replace(/^.*\/documents\//, ''));
-      }
-    }
-    return original.call(this, method, ...rest);
-  };
-  try {
-    const res = await send();
-    expect(res.status).toBe(200);
-    return { body: res.body, paths };
-  } finally {
-    client.request = original;
-  }
+  const { value: res, calls } = await recordStoreCalls(world.service.deps.db, send);
+  expect(res.status).toBe(200);
+  const writes = calls.filter((call) => call.method === 'commit').flatMap((call) => (call.request.writes ?? []) as CommitWrite[]);
+  const fanOutUpdate = (write: CommitWrite) => write.updateMask?.fieldPaths?.length === 1 && write.updateMask.fieldPaths[0] === 'fannedOutAt';
+  const paths = writes.filter((write) => write.update && !fanOutUpdate(write)).map((write) => write.update!.name.replace(/^.*\/documents\//, ''));
+  return { body: res.body, paths };
 }
 
 const collectionOf = (path: string) => path.split('/').slice(-2)[0];
