@@ -13,7 +13,11 @@ export default async function globalTeardown(): Promise<void> {
   const directory = process.env[QUERY_LOG_DIR_VARIABLE];
   let refusals: string[] = [];
   try {
-    if (directory) refusals = refusedQueries(readRecordedQueries(directory), readIndexConfig());
+    if (directory) {
+      const queries = readRecordedQueries(directory);
+      refusals = refusedQueries(queries, readIndexConfig());
+      console.log(`Index check: ${new Set(queries.map((q) => JSON.stringify(q.shapes))).size} query shapes from ${new Set(queries.map((q) => q.caller)).size} service call sites checked against firestore.indexes.json, ${refusals.length} refused.`);
+    }
   } finally {
     if (directory) rmSync(directory, { recursive: true, force: true });
     if (emulator) await emulator.stop();
