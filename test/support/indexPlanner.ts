@@ -67,13 +67,17 @@ function singleFieldModes(config: IndexConfig, group: string, field: string, sco
   return { modes: scope === 'COLLECTION' ? new Set(['ASCENDING', 'DESCENDING', 'CONTAINS']) : new Set(), source: 'automatic indexing' };
 }
 
-/** Whether the field's single-field index serves the need; if not, why (for the refusal). */
-function singleFieldServes(config: IndexConfig, group: string, scope: Scope, need: Need): { ok: boolean; why: string } {
+/**
+ * Whether the field's single-field index serves the need; if not, why (for the refusal). An
+ * equality reads one run of equal values in document-id order, so it takes the index whose
+ * direction is the query's document-id direction (no reverse scans are assumed); array-contains
+ * takes the array-contains index.
+ */
+function singleFieldServes(config: IndexConfig, group: string, scope: Scope, need: Need, nameDirection: Direction): { ok: boolean; why: string } {
   const { modes, source } = singleFieldModes(config, group, need.field, scope);
-  const wanted = need.kind === 'contains' ? ['CONTAINS'] : need.kind === 'equality' ? ['ASCENDING', 'DESCENDING'] : [need.direction];
-  const ok = wanted.some((m) => modes.has(m));
+  const wanted = need.kind === 'contains' ? 'CONTAINS' : need.kind === 'equality' ? nameDirection : need.direction;
   const has = modes.size === 0 ? 'none' : [...modes].join(', ');
-  return { ok, why: `${group}.${need.field} has no ${wanted.join(' or ')} ${scope} single-field index (${source}: ${has})` };
+  return { ok: modes.has(wanted), why: `${group}.${need.field} has no ${wanted} ${scope} single-field index (${source}: ${has})` };
 }
 
 interface Normalised {
@@ -140,9 +144,9 @@ const describeComposite = (index: Composite) =>
 /**
  * Whether a composite index is exactly the query's: its equality fields first (any order; an
  * array-contains filter on an array-contains field), then the ordering fields in order and
- * direction, then (if listed) `__name__` in the query's direction.
+ * direction, then `__name__` in the query's direction (listed, or implied by the last field's).
  */
-function compositeMatches(index: Composite, equalities: Need[], orders: { field: string; direction: Direction }[], nameDirection: Direction, ordered: boolean): boolean {
+function compositeMatches(index: Composite, equalities: Need[], orders: { field: string; direction: Direction }[], nameDirection: Direction): boolean {
   const fields = [...index.fields];
   const last = fields.at(-1);
   let indexNameDirection: Direction = (fields.at(-1)?.order as Direction | undefined) ?? 'ASCENDING';
@@ -157,8 +161,7 @@ function compositeMatches(index: Composite, equalities: Need[], orders: { field:
     prefix.some((f) => f.fieldPath === need.field && (need.kind === 'contains' ? compositeMode(f) === 'CONTAINS' : compositeMode(f) !== 'CONTAINS')),
   );
   const restOk = orders.every((order, i) => rest[i].fieldPath === order.field && compositeMode(rest[i]) === order.direction);
-  // An equality-only query accepts either document-id direction (it reads one run of equal values).
-  return prefixOk && restOk && (!ordered || indexNameDirection === nameDirection);
+  return prefixOk && restOk && indexNameDirection === nameDirection;
 }
 
 export function planQuery(query: PlannedQuery, config: IndexConfig): Verdict {
@@ -175,15 +178,15 @@ export function planQuery(query: PlannedQuery, config: IndexConfig): Verdict {
   // One field ordered (a range, an inequality, an orderBy): its single-field index in that direction.
   if (equalities.length === 0 && orders.length === 1) {
     const need: Need = { field: orders[0].field, kind: 'order', direction: orders[0].direction };
-    const single = singleFieldServes(config, group, scope, need);
+    const single = singleFieldServes(config, group, scope, need, nameDirection);
     if (single.ok && nameDirection === orders[0].direction) return { served: true, by: `single-field index ${group}.${need.field} ${shortDir(need.direction)}` };
-    const composite = composites.find((c) => compositeMatches(c, [], orders, nameDirection, ordered));
+    const composite = composites.find((c) => compositeMatches(c, [], orders, nameDirection));
     if (composite) return { served: true, by: `composite ${describeComposite(composite)}` };
     return { served: false, reason: single.ok ? `${where}: ordering ${describeNeed(need)} then __name__ ${shortDir(nameDirection)} needs a composite index with __name__ listed` : single.why };
   }
 
   // The full composite index, equality fields first (any order), then the ordering.
-  const exact = composites.find((c) => compositeMatches(c, equalities, orders, nameDirection, ordered));
+  const exact = composites.find((c) => compositeMatches(c, equalities, orders, nameDirection));
   if (exact) return { served: true, by: `composite ${describeComposite(exact)}` };
 
   // Index merging: equality filters (no inequality) each served by their own index that is
@@ -193,9 +196,9 @@ export function planQuery(query: PlannedQuery, config: IndexConfig): Verdict {
   if (inequalities.length === 0 && equalities.length > 0) {
     for (const need of equalities) {
       if (!ordered) {
-        const single = singleFieldServes(config, group, scope, need);
+        const single = singleFieldServes(config, group, scope, need, nameDirection);
         if (!single.ok) missing.push(single.why);
-      } else if (!composites.some((c) => compositeMatches(c, [need], orders, nameDirection, ordered))) {
+      } else if (!composites.some((c) => compositeMatches(c, [need], orders, nameDirection))) {
         missing.push(`no composite index ${group} [${describeNeed(need)}, ${orders.map((o) => `${o.field} ${shortDir(o.direction)}`).join(', ')}] to merge`);
       }
     }
