@@ -8,7 +8,7 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
   globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
-  setupFiles: ['<rootDir>/test/support/env.ts'],
+  setupFiles: ['<rootDir>/test/support/env.ts', '<rootDir>/test/support/queryRecorder.ts'],
   maxWorkers: 2,
   testTimeout: 30000,
   // Structured logs go to the console; run with --silent=false to see them.

@@ -4,7 +4,7 @@ import { Timestamp, type DocumentData } from 'firebase-admin/firestore';
 
 /** firestore.indexes.json, as deployed. */
 export interface IndexConfig {
-  indexes: { collectionGroup: string; queryScope: string; fields: { fieldPath: string; order?: string }[] }[];
+  indexes: { collectionGroup: string; queryScope: string; fields: { fieldPath: string; order?: string; arrayConfig?: string }[] }[];
   fieldOverrides: { collectionGroup: string; fieldPath: string; ttl?: boolean; indexes: { arrayConfig?: string; order?: string; queryScope: string }[] }[];
 }
 
