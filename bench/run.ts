@@ -8,7 +8,7 @@ import { driveClosedOperation, drivePaced, drivePacedOperation } from './paced';
 import type { Scenario, ScenarioTarget } from './scenario';
 import { startBenchServer, type BenchServer } from './serverProcess';
 import { descendantsCpuMs } from './processCpu';
-import { acrossRounds } from './targetRounds';
+import { acrossRounds } from '../fixtures/benchTargetRounds';
 
 /**
  * `npm run bench`: starts the Firestore emulator and the server under measurement in its own

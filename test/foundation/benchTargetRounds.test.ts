@@ -1,4 +1,4 @@
-import { acrossRounds } from '../../bench/targetRounds';
+import { acrossRounds } from '../../fixtures/benchTargetRounds';
 
 describe('targets across bench rounds', () => {
   it('groups each scenario and target over the rounds, met only in the rounds that met it', () => {
