@@ -7,7 +7,7 @@
 import { Filter, Firestore, FieldPath } from 'firebase-admin/firestore';
 import { readIndexConfig, type IndexConfig } from '../support/indexEntries';
 import { planQuery, type Direction, type FilterOp, type PlannedQuery } from '../support/indexPlanner';
-import { plannedQueries } from '../support/queryShapes';
+import { plannedQueries, requestQueries } from '../support/queryShapes';
 
 type Override = IndexConfig['fieldOverrides'][number];
 type Composite = IndexConfig['indexes'][number];
@@ -215,10 +215,13 @@ describe('queries as the client sends them (queryShapes.ts)', () => {
     expect(disjuncts.map((d) => served(d, config([exempt('orders', 'tags')])))).toEqual([true, false]);
   });
 
-  it('reads an aggregation', () => {
-    const proto = (db.collection('orders').where('status', '==', 'open').count() as unknown as Protoable).toProto().structuredAggregationQuery!;
-    const [shape] = plannedQueries(proto.structuredQuery as Record<string, unknown>, proto.aggregations as Record<string, unknown>[]);
-    expect(shape.aggregations).toEqual([{ kind: 'count' }]);
+  it('reads an aggregation from its request as the recorder does (and a query from its own)', () => {
+    const count = (db.collection('orders').where('status', '==', 'open').count() as unknown as Protoable).toProto();
+    const [{ aggregations, ...counted }] = requestQueries(count as unknown as Record<string, unknown>);
+    expect(aggregations).toEqual([{ kind: 'count' }]);
+    expect(counted).toMatchObject({ collectionGroup: 'orders', filters: [{ field: 'status', op: 'EQUAL' }] });
+    const query = (db.collection('orders').where('status', '==', 'open') as unknown as Protoable).toProto();
+    expect(requestQueries(query as unknown as Record<string, unknown>)).toEqual([counted]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { QUERY_LOG_DIR_VARIABLE, type RecordedQuery } from './queryLog';
-import { plannedQueries } from './queryShapes';
+import { requestQueries } from './queryShapes';
 
 /**
  * Jest setup file: records the shape of every query and aggregation the SERVICE issues
@@ -52,15 +52,12 @@ function callers(): { caller: string; test: string | null } | null {
   return { caller: service.map(at).join(' ← '), test: test ? at(test) : null };
 }
 
-function record(request: () => Record<string, unknown>, aggregation: boolean): void {
+function record(request: () => Record<string, unknown>): void {
   const found = callers();
   if (!found || !directory) return;
   let shapes;
   try {
-    const proto = request();
-    shapes = aggregation
-      ? plannedQueries((proto.structuredAggregationQuery as Record<string, unknown>).structuredQuery as Record<string, unknown>, (proto.structuredAggregationQuery as Record<string, unknown>).aggregations as Record<string, unknown>[])
-      : plannedQueries(proto.structuredQuery as Record<string, unknown>);
+    shapes = requestQueries(request());
   } catch {
     return; // An invalid query: the client rejects it itself, no index question.
   }
@@ -73,10 +70,10 @@ function record(request: () => Record<string, unknown>, aggregation: boolean): v
 
 type Method = (this: { toProto(): Record<string, unknown> }, ...args: unknown[]) => unknown;
 
-function wrap(prototype: Record<string, Method>, name: string, aggregation: boolean): void {
+function wrap(prototype: Record<string, Method>, name: string): void {
   const original = prototype[name];
   prototype[name] = function (this: { toProto(): Record<string, unknown> }, ...args: unknown[]) {
-    record(() => this.toProto(), aggregation);
+    record(() => this.toProto());
     return original.apply(this, args);
   };
 }
@@ -93,7 +90,7 @@ function wrapAggregatesOf(queryPrototype: Record<string, Method>): void {
       const prototype = Object.getPrototypeOf(aggregateQuery) as Record<string, Method>;
       if (!wrapped.has(prototype)) {
         wrapped.add(prototype);
-        wrap(prototype, '_getResponse', true);
+        wrap(prototype, '_getResponse');
       }
       return aggregateQuery;
     };
@@ -109,8 +106,8 @@ if (directory) {
     loading = true;
     try {
       const actual = jest.requireActual<ClientModule>('@google-cloud/firestore');
-      wrap(actual.Query.prototype, '_getResponse', false);
-      wrap(actual.Query.prototype, 'stream', false);
+      wrap(actual.Query.prototype, '_getResponse');
+      wrap(actual.Query.prototype, 'stream');
       wrapAggregatesOf(actual.Query.prototype);
       return actual;
     } finally {

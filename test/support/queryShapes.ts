@@ -50,3 +50,11 @@ export function plannedQueries(structuredQuery: Proto, aggregations?: Proto[]): 
     ...(planned ? { aggregations: planned } : {}),
   }));
 }
+
+/** The conjunctive queries of a query's or an aggregation's request (`toProto()`), whichever it is. */
+export function requestQueries(request: Proto): PlannedQuery[] {
+  const aggregation = request.structuredAggregationQuery as Proto | undefined;
+  return aggregation
+    ? plannedQueries(aggregation.structuredQuery as Proto, aggregation.aggregations as Proto[])
+    : plannedQueries(request.structuredQuery as Proto);
+}
